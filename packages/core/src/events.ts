@@ -1,0 +1,198 @@
+/**
+ * Typed events every Reins piece emits. `@reins/metrics` turns them into Prometheus samples; any
+ * other sink (a logger, an audit trail) can consume them too. No piece imports another: they share
+ * these shapes only.
+ */
+
+/** Why a run ended. Mirrors the `stopReason` the executor's returned values carry. */
+export type StopReason =
+  | "final_answer"
+  | "max_steps"
+  | "time_budget"
+  | "token_budget"
+  | "cost_budget"
+  | "repeat"
+  | "cycle"
+  | "stall"
+  | "error";
+
+/** The kinds of loop a detector reports. */
+export type LoopKind = "repeat" | "cycle" | "stall";
+
+/** What a tool call ended as (the `outcome` label of `tool_calls_total`). */
+export type ToolCallOutcome =
+  | "success"
+  | "error"
+  | "timeout"
+  | "circuit_open"
+  | "rejected"
+  | "fallback"
+  | "cached"
+  | "dry_run"
+  | "invalid_input";
+
+/** State of a tool's circuit breaker (the `circuit_state` gauge: 0 closed, 1 half-open, 2 open). */
+export type CircuitState = "closed" | "half_open" | "open";
+
+/** The step kinds counted by `steps_total`. */
+export type StepKind = "thought" | "action" | "observation" | "finish";
+
+/** The phases timed by `step_duration_seconds`. */
+export type StepPhase = "llm" | "tool" | "cycle";
+
+/** How a run ended (the `status` label of `runs_total`). */
+export type RunStatus = "success" | "error" | "stopped";
+
+/** The parser applied a repair to read the model's text. */
+export interface ParserRepairEvent {
+  readonly type: "parser_repair";
+  /** A short, bounded identifier such as `markdown_labels`, `json_repair`, `tool_name_case`. */
+  readonly repair: string;
+  readonly detail?: string;
+}
+
+/** The parser rejected the model's text and sent a corrective observation back. */
+export interface ParserErrorEvent {
+  readonly type: "parser_error";
+  /** A short, bounded identifier such as `missing_action_input`, `unknown_tool`. */
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** One tool call settled. */
+export interface ToolCallEvent {
+  readonly type: "tool_call";
+  readonly toolName: string;
+  readonly outcome: ToolCallOutcome;
+  /** Wall time of the whole call including retries, in milliseconds. */
+  readonly durationMs: number;
+  /** The typed error behind a failure, timeout, rejection or fallback. */
+  readonly error?: Error;
+  readonly runId?: string;
+}
+
+/** A tool call is being retried. */
+export interface ToolRetryEvent {
+  readonly type: "tool_retry";
+  readonly toolName: string;
+  /** The attempt about to start (2 for the first retry). */
+  readonly attempt: number;
+  readonly delayMs: number;
+  readonly error?: Error;
+}
+
+/** A tool's circuit breaker changed state. */
+export interface CircuitStateEvent {
+  readonly type: "circuit_state";
+  readonly toolName: string;
+  readonly state: CircuitState;
+}
+
+/** A raw tool result was cleaned into an observation. */
+export interface ObservationCleanedEvent {
+  readonly type: "observation_cleaned";
+  readonly toolName?: string;
+  readonly rawChars: number;
+  readonly cleanChars: number;
+  readonly tokens?: number;
+  readonly truncated: boolean;
+  readonly notes: readonly string[];
+}
+
+/** A top-level run started. */
+export interface RunStartEvent {
+  readonly type: "run_start";
+  readonly runId: string;
+}
+
+/** A top-level run ended. */
+export interface RunEndEvent {
+  readonly type: "run_end";
+  readonly runId: string;
+  readonly status: RunStatus;
+  readonly stopReason: StopReason;
+  readonly durationMs: number;
+}
+
+/** One step of a run was observed. */
+export interface StepEvent {
+  readonly type: "step";
+  readonly runId: string;
+  readonly step: StepKind;
+}
+
+/** A phase of a step took this long. */
+export interface StepDurationEvent {
+  readonly type: "step_duration";
+  readonly runId: string;
+  readonly phase: StepPhase;
+  readonly durationMs: number;
+}
+
+/** Token usage of one LLM call (measured, or estimated when the provider gives none). */
+export interface TokenUsageEvent {
+  readonly type: "token_usage";
+  readonly runId: string;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly estimated: boolean;
+}
+
+/** A loop detector fired. */
+export interface LoopDetectionEvent {
+  readonly type: "loop_detection";
+  readonly runId: string;
+  readonly kind: LoopKind;
+  readonly level: "warn" | "stop";
+}
+
+/** Every event Reins emits. */
+export type ReinsEvent =
+  | ParserRepairEvent
+  | ParserErrorEvent
+  | ToolCallEvent
+  | ToolRetryEvent
+  | CircuitStateEvent
+  | ObservationCleanedEvent
+  | RunStartEvent
+  | RunEndEvent
+  | StepEvent
+  | StepDurationEvent
+  | TokenUsageEvent
+  | LoopDetectionEvent;
+
+/**
+ * Anything that records Reins events: `createAgentMetrics()` returns one; a plain
+ * `{ record: (event) => console.log(event) }` is another. Every piece's `metrics` option takes it.
+ */
+export interface ReinsEventRecorder {
+  record(event: ReinsEvent): void;
+}
+
+/** A function that receives Reins events (the `onEvent` option of every piece). */
+export type ReinsEventListener = (event: ReinsEvent) => void;
+
+/**
+ * Sends one event to every given recorder and listener. A recorder or listener that throws
+ * must never break the agent, so its error is reported to `onError` (default: ignored) and the
+ * others still run.
+ *
+ * @param event - the event to deliver
+ * @param targets - recorders and listeners; `undefined` entries are skipped
+ * @param onError - called with any error a target throws
+ */
+export function emitEvent(
+  event: ReinsEvent,
+  targets: ReadonlyArray<ReinsEventRecorder | ReinsEventListener | undefined>,
+  onError?: (error: unknown) => void,
+): void {
+  for (const target of targets) {
+    if (target === undefined) continue;
+    try {
+      if (typeof target === "function") target(event);
+      else target.record(event);
+    } catch (error) {
+      onError?.(error);
+    }
+  }
+}

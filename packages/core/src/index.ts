@@ -1,0 +1,43 @@
+export {
+  emitEvent,
+  type CircuitState,
+  type CircuitStateEvent,
+  type LoopDetectionEvent,
+  type LoopKind,
+  type ObservationCleanedEvent,
+  type ParserErrorEvent,
+  type ParserRepairEvent,
+  type ReinsEvent,
+  type ReinsEventListener,
+  type ReinsEventRecorder,
+  type RunEndEvent,
+  type RunStartEvent,
+  type RunStatus,
+  type StepDurationEvent,
+  type StepEvent,
+  type StepKind,
+  type StepPhase,
+  type StopReason,
+  type TokenUsageEvent,
+  type ToolCallEvent,
+  type ToolCallOutcome,
+  type ToolRetryEvent,
+} from "./events";
+export {
+  RunContextStore,
+  runIdsFrom,
+  type LoopState,
+  type LoopStopDecision,
+  type RunContext,
+  type RunContextStoreOptions,
+} from "./run-context";
+export {
+  DEFAULT_REACT_LABELS,
+  createReActLabelSet,
+  matchReActLabel,
+  normalizeLabelWord,
+  type ReActLabel,
+  type ReActLabelMatch,
+  type ReActLabelSet,
+} from "./label-grammar";
+export { actionKey, fingerprintObservation, normalizeToolInput, stableStringify } from "./fingerprint";

@@ -1,0 +1,39 @@
+import { createReActLabelSet, matchReActLabel } from "./label-grammar";
+
+describe("matchReActLabel", () => {
+  describe("with the default labels", () => {
+    it.each([
+      ["Action: search", "action", " search"],
+      ["action input: Paris", "action_input", " Paris"],
+      ["**Action:** search", "action", " search"],
+      ["**Action**: search", "action", " search"],
+      ["## Thought", undefined, undefined],
+      ["Action 2: lookup", "action", " lookup"],
+      ["Final Answer：42", "final_answer", "42"],
+      ["  > Observation: done", "observation", " done"],
+      ["Action_Input: x", "action_input", " x"],
+      ["Actions are great: yes", undefined, undefined],
+      ["The Action: x", undefined, undefined],
+    ])("reads %j", (line, label, value) => {
+      const match = matchReActLabel(line);
+      expect(match?.label).toBe(label);
+      expect(match?.value).toBe(value);
+    });
+
+    it("prefers the longest label word", () => {
+      expect(matchReActLabel("Action Input: 3")?.label).toBe("action_input");
+    });
+
+    it("scans a hostile line in linear time without matching", () => {
+      expect(matchReActLabel(`Action${" ".repeat(100000)}x`)).toBeUndefined();
+    });
+  });
+
+  describe("with custom labels", () => {
+    it("accepts Chinese labels", () => {
+      const labels = createReActLabelSet({ thought: ["思考"], action: ["行动"], final_answer: ["最终答案"] });
+      expect(matchReActLabel("行动：搜索", labels)).toMatchObject({ label: "action", value: "搜索" });
+      expect(matchReActLabel("最终答案: 好", labels)).toMatchObject({ label: "final_answer", value: " 好" });
+    });
+  });
+});

@@ -1,0 +1,219 @@
+/**
+ * The ReAct label grammar: which line starts mean "Thought:", "Action:", "Action Input:",
+ * "Observation:", "Final Answer:" or "Question:". The parser reads model text with it; the
+ * observation cleaner uses the very same grammar to neutralise such lines inside tool output, so
+ * whatever the parser would obey, a web page cannot smuggle in.
+ *
+ * Tolerated around a label (as real models write it, see `shared/corpus`): leading whitespace,
+ * markdown (`**Action:**`, `## Thought`, `> `, `- `, `_`), any letter case, `_`/`-`/space between
+ * words (`action_input`), a step number (`Action 2:`, `Thought 1:`), a full-width colon (`：`), and
+ * a colon placed inside the bold markers (`**Action:**`). Matching is a single left-to-right scan:
+ * linear in the line's length.
+ */
+
+/** The labels of the ReAct format (Yao et al., 2022, as LangChain's MRKL prompt writes them). */
+export type ReActLabel =
+  | "thought"
+  | "action"
+  | "action_input"
+  | "observation"
+  | "final_answer"
+  | "question";
+
+/** Words accepted for each label, lower case, words separated by single spaces. */
+export type ReActLabelSet = Readonly<Record<ReActLabel, readonly string[]>>;
+
+/**
+ * The default label words. Beyond LangChain's own, they include LlamaIndex's `Answer:` and the
+ * conversational agent's `AI:` as final-answer labels.
+ */
+export const DEFAULT_REACT_LABELS: ReActLabelSet = Object.freeze({
+  thought: Object.freeze(["thought", "thoughts", "reasoning"]),
+  action: Object.freeze(["action"]),
+  action_input: Object.freeze(["action input", "action inputs", "input", "action_input"]),
+  observation: Object.freeze(["observation", "observations"]),
+  final_answer: Object.freeze(["final answer", "answer", "ai"]),
+  question: Object.freeze(["question"]),
+});
+
+/** A label found at the start of a line. */
+export interface ReActLabelMatch {
+  readonly label: ReActLabel;
+  /** The label as written (e.g. `**Action 2**`). */
+  readonly labelText: string;
+  /** Text after the colon (and after closing markdown markers), not trimmed. */
+  readonly value: string;
+  /** The step number written with the label, if any. */
+  readonly stepNumber?: number;
+  /** Offset in the line where `value` starts. */
+  readonly valueOffset: number;
+}
+
+const MARKDOWN_MARKERS = new Set(["*", "_", "#", ">", "`", "~"]);
+
+function isSpace(character: string): boolean {
+  return character === " " || character === "\t" || character === "\u00a0" || character === "\u3000";
+}
+
+function isWordSeparator(character: string): boolean {
+  return isSpace(character) || character === "_" || character === "-";
+}
+
+function isColon(character: string): boolean {
+  return character === ":" || character === "\uff1a";
+}
+
+/** Normalises a custom label word list entry: lower case, separators collapsed to one space. */
+export function normalizeLabelWord(word: string): string {
+  let result = "";
+  let pendingSpace = false;
+  for (const character of word.trim().toLowerCase()) {
+    if (isWordSeparator(character)) {
+      pendingSpace = result.length > 0;
+      continue;
+    }
+    if (pendingSpace) result += " ";
+    pendingSpace = false;
+    result += character;
+  }
+  return result;
+}
+
+interface CompiledLabels {
+  readonly entries: ReadonlyArray<{ readonly label: ReActLabel; readonly word: string }>;
+  readonly maxWordLength: number;
+}
+
+const compiledCache = new WeakMap<ReActLabelSet, CompiledLabels>();
+
+function compile(labels: ReActLabelSet): CompiledLabels {
+  const cached = compiledCache.get(labels);
+  if (cached !== undefined) return cached;
+  const entries: Array<{ label: ReActLabel; word: string }> = [];
+  for (const label of Object.keys(labels) as ReActLabel[]) {
+    for (const word of labels[label]) {
+      const normalized = normalizeLabelWord(word);
+      if (normalized.length > 0) entries.push({ label, word: normalized });
+    }
+  }
+  // Longest words first so "action input" wins over "action".
+  entries.sort((left, right) => right.word.length - left.word.length);
+  const compiled = {
+    entries,
+    maxWordLength: entries.reduce((max, entry) => Math.max(max, entry.word.length), 0),
+  };
+  compiledCache.set(labels, compiled);
+  return compiled;
+}
+
+/**
+ * Reads a ReAct label at the start of `line`.
+ *
+ * @param line - one line of text (no `\n`)
+ * @param labels - the label words to accept; default {@link DEFAULT_REACT_LABELS}
+ * @returns the match, or `undefined` when the line does not start with a label followed by a colon
+ */
+export function matchReActLabel(
+  line: string,
+  labels: ReActLabelSet = DEFAULT_REACT_LABELS,
+): ReActLabelMatch | undefined {
+  const compiled = compile(labels);
+  const length = line.length;
+  let index = 0;
+  // Leading whitespace, markdown markers, list bullets and numbering like "1." or "2)".
+  while (index < length) {
+    const character = line[index];
+    if (isSpace(character) || MARKDOWN_MARKERS.has(character)) {
+      index += 1;
+    } else if ((character === "-" || character === "+") && index + 1 < length && isSpace(line[index + 1])) {
+      index += 2;
+    } else {
+      break;
+    }
+  }
+  const labelStart = index;
+  // Read up to maxWordLength + a little of letters and separators, normalised.
+  let normalized = "";
+  let pendingSpace = false;
+  let scan = index;
+  const limit = Math.min(length, index + compiled.maxWordLength * 3 + 8);
+  const candidates: Array<{ normalizedLength: number; end: number }> = [];
+  while (scan < limit) {
+    const character = line[scan];
+    if (isWordSeparator(character)) {
+      pendingSpace = normalized.length > 0;
+      scan += 1;
+      continue;
+    }
+    if (isColon(character) || MARKDOWN_MARKERS.has(character) || (character >= "0" && character <= "9")) break;
+    if (pendingSpace) {
+      candidates.push({ normalizedLength: normalized.length, end: scan });
+      normalized += " ";
+    }
+    pendingSpace = false;
+    normalized += character.toLowerCase();
+    scan += 1;
+    if (normalized.length > compiled.maxWordLength) break;
+  }
+  candidates.push({ normalizedLength: normalized.length, end: scan });
+  for (const entry of compiled.entries) {
+    // The label word must be a whole prefix of what was read, ending at a word boundary.
+    for (let candidateIndex = candidates.length - 1; candidateIndex >= 0; candidateIndex -= 1) {
+      const candidate = candidates[candidateIndex];
+      if (candidate.normalizedLength !== entry.word.length) continue;
+      if (normalized.slice(0, entry.word.length) !== entry.word) continue;
+      const result = readLabelTail(line, candidate.end, labelStart, entry.label);
+      if (result !== undefined) return result;
+    }
+  }
+  return undefined;
+}
+
+function readLabelTail(
+  line: string,
+  wordEnd: number,
+  labelStart: number,
+  label: ReActLabel,
+): ReActLabelMatch | undefined {
+  const length = line.length;
+  let index = wordEnd;
+  while (index < length && (isSpace(line[index]) || line[index] === "_" || line[index] === "-")) index += 1;
+  let stepNumber: number | undefined;
+  const digitsStart = index;
+  while (index < length && line[index] >= "0" && line[index] <= "9" && index - digitsStart < 6) index += 1;
+  if (index > digitsStart) stepNumber = Number(line.slice(digitsStart, index));
+  while (index < length && (isSpace(line[index]) || MARKDOWN_MARKERS.has(line[index]))) index += 1;
+  if (index >= length || !isColon(line[index])) return undefined;
+  const labelEnd = index;
+  index += 1;
+  // Closing markdown after the colon: "**Action:** search".
+  while (index < length && MARKDOWN_MARKERS.has(line[index]) && line[index] !== "`") index += 1;
+  return {
+    label,
+    labelText: line.slice(labelStart, labelEnd).trim(),
+    value: line.slice(index),
+    valueOffset: index,
+    ...(stepNumber !== undefined ? { stepNumber } : {}),
+  };
+}
+
+/**
+ * Builds a label set from custom words merged over the defaults (or replacing them).
+ *
+ * @param custom - extra words per label, e.g. `{ thought: ["思考"], action: ["行动"], final_answer: ["最终答案"] }`
+ * @param replace - when true, `custom` replaces the default words of the labels it names
+ * @default replace false
+ */
+export function createReActLabelSet(
+  custom: Partial<Record<ReActLabel, readonly string[]>>,
+  replace = false,
+): ReActLabelSet {
+  const result = {} as Record<ReActLabel, readonly string[]>;
+  for (const label of Object.keys(DEFAULT_REACT_LABELS) as ReActLabel[]) {
+    const extra = custom[label] ?? [];
+    result[label] = Object.freeze(
+      replace && custom[label] !== undefined ? [...extra] : [...DEFAULT_REACT_LABELS[label], ...extra],
+    );
+  }
+  return Object.freeze(result);
+}

@@ -1,0 +1,164 @@
+import type { StopReason } from "./events";
+
+/**
+ * A note the loop controller wants the model to read in its next observation, and the stop
+ * decision it made for the run. Written by `@reins/loop-control`, read by the wrapped tools of
+ * `@reins/tool-executor` and by Reins' `createReactAgent`; neither imports the other.
+ */
+export interface LoopState {
+  /** Notes waiting to be appended to the next observation, oldest first. */
+  pendingNotes: string[];
+  /** Set once the run must stop; the agent turns it into an `AgentFinish` in `mode: "finish"`. */
+  stop?: LoopStopDecision;
+}
+
+/** The loop controller's decision to end a run. */
+export interface LoopStopDecision {
+  readonly reason: StopReason;
+  /** Operator-facing explanation, a full sentence. */
+  readonly message: string;
+}
+
+/**
+ * Per-run state shared between Reins pieces. "Run" means one top-level `AgentExecutor` invocation.
+ */
+export interface RunContext {
+  /** The top-level run id (the `AgentExecutor` chain run). */
+  readonly runId: string;
+  /** When the run started, in epoch milliseconds of the store's clock. */
+  readonly startedAtMs: number;
+  readonly loop: LoopState;
+  /** Slots for pieces' own per-run data (call counts, idempotency keys, …), keyed by piece name. */
+  readonly slots: Map<string, unknown>;
+}
+
+/** Options for {@link RunContextStore}. */
+export interface RunContextStoreOptions {
+  /**
+   * Clock in epoch milliseconds.
+   * @default Date.now
+   */
+  now?: () => number;
+}
+
+/**
+ * Holds the {@link RunContext} of every live run, keyed by the top-level run id, and the
+ * parent links that map any nested run id (agent, LLM, tool) to its top-level run.
+ *
+ * One store is shared by the pieces of one agent (Reins' `createReactAgent` creates it); pieces
+ * used alone create their own. State is freed with {@link RunContextStore.release} when the run
+ * ends, so a store never grows with the number of runs served.
+ *
+ * @example
+ * ```ts
+ * const store = new RunContextStore();
+ * store.start("run-1");
+ * store.link("tool-run-7", "run-1");
+ * store.contextOf("tool-run-7")?.loop.pendingNotes.push("You already called search with this input.");
+ * store.release("run-1");
+ * ```
+ */
+export class RunContextStore {
+  private readonly runs = new Map<string, RunContext>();
+  private readonly parents = new Map<string, string>();
+  private readonly childrenByRoot = new Map<string, Set<string>>();
+  private readonly now: () => number;
+
+  constructor(options: RunContextStoreOptions = {}) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Number of live runs (for leak checks). */
+  get size(): number {
+    return this.runs.size;
+  }
+
+  /** Number of parent links held (for leak checks). */
+  get linkCount(): number {
+    return this.parents.size;
+  }
+
+  /**
+   * Starts (or returns the existing) context of a top-level run.
+   * @param runId - the top-level run id
+   */
+  start(runId: string): RunContext {
+    let context = this.runs.get(runId);
+    if (context === undefined) {
+      context = { runId, startedAtMs: this.now(), loop: { pendingNotes: [] }, slots: new Map() };
+      this.runs.set(runId, context);
+    }
+    return context;
+  }
+
+  /**
+   * Records that `childRunId` runs inside `parentRunId` (any depth), so
+   * {@link RunContextStore.rootOf} can find the top-level run from it.
+   */
+  link(childRunId: string, parentRunId: string): void {
+    if (childRunId === parentRunId) return;
+    this.parents.set(childRunId, parentRunId);
+    const root = this.rootOf(parentRunId);
+    let children = this.childrenByRoot.get(root);
+    if (children === undefined) {
+      children = new Set();
+      this.childrenByRoot.set(root, children);
+    }
+    children.add(childRunId);
+  }
+
+  /** The top-level run id that `runId` belongs to (itself when it has no known parent). */
+  rootOf(runId: string): string {
+    let current = runId;
+    // Bounded walk: parent links form a tree, but never trust that blindly.
+    for (let depth = 0; depth < 1000; depth += 1) {
+      const parent = this.parents.get(current);
+      if (parent === undefined) return current;
+      current = parent;
+    }
+    return current;
+  }
+
+  /** The context of the top-level run that `runId` (any nested run id) belongs to, if live. */
+  contextOf(runId: string | undefined): RunContext | undefined {
+    if (runId === undefined) return undefined;
+    return this.runs.get(this.rootOf(runId));
+  }
+
+  /** Frees a top-level run's context and every parent link under it. */
+  release(runId: string): void {
+    const root = this.rootOf(runId);
+    this.runs.delete(root);
+    const children = this.childrenByRoot.get(root);
+    if (children !== undefined) {
+      for (const child of children) this.parents.delete(child);
+      this.childrenByRoot.delete(root);
+    }
+  }
+}
+
+/**
+ * Finds the run ids LangChain hands a tool or runnable: the tool's own run id and its parent's,
+ * from the `runManager` (second argument of a tool's `_call`) or the `RunnableConfig`.
+ * Returns the most specific id first; callers look each up with {@link RunContextStore.contextOf}.
+ *
+ * @param source - a `CallbackManagerForToolRun`-like object or a `RunnableConfig`-like object
+ */
+export function runIdsFrom(source: unknown): string[] {
+  const ids: string[] = [];
+  if (source === null || typeof source !== "object") return ids;
+  const record = source as Record<string, unknown>;
+  for (const key of ["runId", "parentRunId", "_parentRunId"]) {
+    const value = record[key];
+    if (typeof value === "string" && value.length > 0) ids.push(value);
+  }
+  const callbacks = record.callbacks;
+  if (callbacks !== null && typeof callbacks === "object" && !Array.isArray(callbacks)) {
+    const manager = callbacks as Record<string, unknown>;
+    for (const key of ["runId", "_parentRunId", "parentRunId"]) {
+      const value = manager[key];
+      if (typeof value === "string" && value.length > 0) ids.push(value);
+    }
+  }
+  return ids;
+}
