@@ -13,11 +13,22 @@ describe("matchReActLabel", () => {
       ["  > Observation: done", "observation", " done"],
       ["Action_Input: x", "action_input", " x"],
       ["Actions are great: yes", undefined, undefined],
+      ["Action 1 Input: \"tallest\"", "action_input", " \"tallest\""],
+      ["FinalAnswer: 10:00", "final_answer", " 10:00"],
+      ["1. Thought: first", "thought", " first"],
+      ["## action input:", "action_input", ""],
+      ["Action：get_weather", "action", "get_weather"],
+      ["12345", undefined, undefined],
       ["The Action: x", undefined, undefined],
     ])("reads %j", (line, label, value) => {
       const match = matchReActLabel(line);
       expect(match?.label).toBe(label);
       expect(match?.value).toBe(value);
+    });
+
+    it("reports the step number written inside or after the label", () => {
+      expect(matchReActLabel("Action 1 Input: x")?.stepNumber).toBe(1);
+      expect(matchReActLabel("Thought 3: x")?.stepNumber).toBe(3);
     });
 
     it("prefers the longest label word", () => {

@@ -90,10 +90,18 @@ function compile(labels: ReActLabelSet): CompiledLabels {
   const cached = compiledCache.get(labels);
   if (cached !== undefined) return cached;
   const entries: Array<{ label: ReActLabel; word: string }> = [];
+  const seen = new Set<string>();
+  const add = (label: ReActLabel, word: string): void => {
+    if (word.length === 0 || seen.has(word)) return;
+    seen.add(word);
+    entries.push({ label, word });
+  };
   for (const label of Object.keys(labels) as ReActLabel[]) {
     for (const word of labels[label]) {
       const normalized = normalizeLabelWord(word);
-      if (normalized.length > 0) entries.push({ label, word: normalized });
+      add(label, normalized);
+      // Models also glue the words together ("FinalAnswer:", "ActionInput:").
+      if (normalized.includes(" ")) add(label, normalized.split(" ").join(""));
     }
   }
   // Longest words first so "action input" wins over "action".
@@ -106,8 +114,24 @@ function compile(labels: ReActLabelSet): CompiledLabels {
   return compiled;
 }
 
+function isDigit(character: string): boolean {
+  return character >= "0" && character <= "9";
+}
+
+/** Skips list numbering such as "1." or "2)" followed by a space; returns the new index. */
+function skipListNumber(line: string, index: number): number {
+  let scan = index;
+  while (scan < line.length && scan - index < 3 && isDigit(line[scan])) scan += 1;
+  if (scan === index || scan + 1 >= line.length) return index;
+  if ((line[scan] === "." || line[scan] === ")") && isSpace(line[scan + 1])) return scan + 2;
+  return index;
+}
+
 /**
  * Reads a ReAct label at the start of `line`.
+ *
+ * A step number may follow the label or sit between its words (`Action 2:`, `Action 1 Input:`);
+ * the words may be glued together (`FinalAnswer:`); a list number may precede it (`1. Thought:`).
  *
  * @param line - one line of text (no `\n`)
  * @param labels - the label words to accept; default {@link DEFAULT_REACT_LABELS}
@@ -120,6 +144,7 @@ export function matchReActLabel(
   const compiled = compile(labels);
   const length = line.length;
   let index = 0;
+  let numberSkipped = false;
   // Leading whitespace, markdown markers, list bullets and numbering like "1." or "2)".
   while (index < length) {
     const character = line[index];
@@ -127,17 +152,25 @@ export function matchReActLabel(
       index += 1;
     } else if ((character === "-" || character === "+") && index + 1 < length && isSpace(line[index + 1])) {
       index += 2;
+    } else if (!numberSkipped && isDigit(character)) {
+      numberSkipped = true;
+      const next = skipListNumber(line, index);
+      if (next === index) break;
+      index = next;
     } else {
       break;
     }
   }
   const labelStart = index;
-  // Read up to maxWordLength + a little of letters and separators, normalised.
+  // Read words (letters and other non-separator characters), normalised to lower case and single
+  // spaces. Digit groups between words are a step number. The scan is bounded by the longest
+  // label word, so a hostile line costs at most its leading whitespace.
   let normalized = "";
   let pendingSpace = false;
   let scan = index;
-  const limit = Math.min(length, index + compiled.maxWordLength * 3 + 8);
-  const candidates: Array<{ normalizedLength: number; end: number }> = [];
+  let stepNumber: number | undefined;
+  const limit = Math.min(length, index + compiled.maxWordLength * 3 + 16);
+  const candidates: Array<{ normalized: string; end: number; stepNumber: number | undefined }> = [];
   while (scan < limit) {
     const character = line[scan];
     if (isWordSeparator(character)) {
@@ -145,9 +178,17 @@ export function matchReActLabel(
       scan += 1;
       continue;
     }
-    if (isColon(character) || MARKDOWN_MARKERS.has(character) || (character >= "0" && character <= "9")) break;
+    if (isDigit(character)) {
+      if (normalized.length === 0) break;
+      const digitsStart = scan;
+      while (scan < limit && isDigit(line[scan]) && scan - digitsStart < 6) scan += 1;
+      if (stepNumber === undefined) stepNumber = Number(line.slice(digitsStart, scan));
+      pendingSpace = true;
+      continue;
+    }
+    if (isColon(character) || MARKDOWN_MARKERS.has(character)) break;
     if (pendingSpace) {
-      candidates.push({ normalizedLength: normalized.length, end: scan });
+      candidates.push({ normalized, end: scan, stepNumber });
       normalized += " ";
     }
     pendingSpace = false;
@@ -155,14 +196,13 @@ export function matchReActLabel(
     scan += 1;
     if (normalized.length > compiled.maxWordLength) break;
   }
-  candidates.push({ normalizedLength: normalized.length, end: scan });
+  candidates.push({ normalized, end: scan, stepNumber });
   for (const entry of compiled.entries) {
     // The label word must be a whole prefix of what was read, ending at a word boundary.
     for (let candidateIndex = candidates.length - 1; candidateIndex >= 0; candidateIndex -= 1) {
       const candidate = candidates[candidateIndex];
-      if (candidate.normalizedLength !== entry.word.length) continue;
-      if (normalized.slice(0, entry.word.length) !== entry.word) continue;
-      const result = readLabelTail(line, candidate.end, labelStart, entry.label);
+      if (candidate.normalized !== entry.word) continue;
+      const result = readLabelTail(line, candidate.end, labelStart, entry.label, candidate.stepNumber);
       if (result !== undefined) return result;
     }
   }
@@ -174,14 +214,15 @@ function readLabelTail(
   wordEnd: number,
   labelStart: number,
   label: ReActLabel,
+  stepBefore: number | undefined,
 ): ReActLabelMatch | undefined {
   const length = line.length;
   let index = wordEnd;
   while (index < length && (isSpace(line[index]) || line[index] === "_" || line[index] === "-")) index += 1;
-  let stepNumber: number | undefined;
+  let stepNumber = stepBefore;
   const digitsStart = index;
-  while (index < length && line[index] >= "0" && line[index] <= "9" && index - digitsStart < 6) index += 1;
-  if (index > digitsStart) stepNumber = Number(line.slice(digitsStart, index));
+  while (index < length && isDigit(line[index]) && index - digitsStart < 6) index += 1;
+  if (index > digitsStart && stepNumber === undefined) stepNumber = Number(line.slice(digitsStart, index));
   while (index < length && (isSpace(line[index]) || MARKDOWN_MARKERS.has(line[index]))) index += 1;
   if (index >= length || !isColon(line[index])) return undefined;
   const labelEnd = index;
