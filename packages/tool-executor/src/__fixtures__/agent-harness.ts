@@ -1,0 +1,53 @@
+import { AgentExecutor, createReactAgent } from "@langchain/classic/agents";
+import type { AgentStep } from "@langchain/core/agents";
+import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import { PromptTemplate } from "@langchain/core/prompts";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import { REACT_PROMPT_TEMPLATE, ScriptedChatModel, type ScriptedReply } from "./scripted-chat-model";
+
+/** Which `AgentExecutor` loop runs the agent. */
+export type ExecutorPath = "invoke" | "stream";
+
+/** What one scripted agent run produced. */
+export interface AgentRunResult {
+  readonly output: unknown;
+  readonly steps: AgentStep[];
+  readonly model: ScriptedChatModel;
+}
+
+/**
+ * Runs the STOCK `createReactAgent` + `AgentExecutor` from `@langchain/classic/agents` over
+ * `tools` with a scripted model, through `invoke()` or `stream()`.
+ */
+export async function runStockAgent(options: {
+  tools: StructuredToolInterface[];
+  replies: readonly ScriptedReply[];
+  path: ExecutorPath;
+  callbacks?: BaseCallbackHandler[];
+  maxIterations?: number;
+}): Promise<AgentRunResult> {
+  const model = new ScriptedChatModel({ replies: options.replies });
+  const prompt = PromptTemplate.fromTemplate(REACT_PROMPT_TEMPLATE);
+  const agent = await createReactAgent({ llm: model, tools: options.tools, prompt });
+  const executor = new AgentExecutor({
+    agent,
+    tools: options.tools,
+    returnIntermediateSteps: true,
+    maxIterations: options.maxIterations ?? 10,
+  });
+  const input = { input: "test question" };
+  const config = options.callbacks === undefined ? undefined : { callbacks: options.callbacks };
+  if (options.path === "invoke") {
+    const result = await executor.invoke(input, config);
+    return { output: result.output, steps: result.intermediateSteps as AgentStep[], model };
+  }
+  const steps: AgentStep[] = [];
+  let output: unknown;
+  for await (const chunk of await executor.stream(input, config)) {
+    const record = chunk as Record<string, unknown>;
+    // Step chunks carry the new steps; the final chunk repeats them all next to `output`.
+    if ("output" in record) output = record.output;
+    else if (Array.isArray(record.intermediateSteps)) steps.push(...(record.intermediateSteps as AgentStep[]));
+  }
+  return { output, steps, model };
+}

@@ -1,0 +1,270 @@
+/**
+ * Operator-facing errors of `@reins/tool-executor`. They travel through the `logger`, the
+ * `tool_call` event's `error` field and metrics; the model never sees them (it gets the short
+ * observations of `messages.ts`). Every class carries its facts as readonly fields, keeps `cause`,
+ * and is recognised across package copies with `isInstance` (a `Symbol.for` marker), as in
+ * vercel/ai.
+ */
+
+const BASE_MARKER = Symbol.for("reins.tool-executor.error");
+
+/** Constructor fields shared by every error of this package. */
+export interface ToolExecutorErrorFields {
+  /** Replaces the default message. */
+  message?: string;
+  /** The error behind this one (kept as `cause`). */
+  cause?: unknown;
+}
+
+/** Base class of every error thrown or reported by `@reins/tool-executor`. */
+export class ToolExecutorError extends Error {
+  private readonly [BASE_MARKER] = true;
+
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "ToolExecutorError";
+  }
+
+  /** True for any error of this package, even from another copy of it. */
+  static isInstance(error: unknown): error is ToolExecutorError {
+    return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[BASE_MARKER] === true;
+  }
+}
+
+function hasMarker(error: unknown, marker: symbol): boolean {
+  return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[marker] === true;
+}
+
+const OPTIONS_MARKER = Symbol.for("reins.tool-executor.options-error");
+
+/** Options given to `ToolExecutor` (or a policy) are invalid; thrown at construction or `wrap`. */
+export class ToolExecutorOptionsError extends ToolExecutorError {
+  private readonly [OPTIONS_MARKER] = true;
+  /** Dotted path of the bad field, e.g. `policies.search.retry.maxAttempts`. */
+  readonly field: string;
+  /** The rejected value. */
+  readonly value: unknown;
+
+  constructor(fields: ToolExecutorErrorFields & { field: string; value?: unknown; reason?: string }) {
+    super(
+      fields.message ??
+        `Invalid tool executor option "${fields.field}": ${fields.reason ?? "unsupported value"} (got ${describeValue(fields.value)}).`,
+      fields,
+    );
+    this.name = "ToolExecutorOptionsError";
+    this.field = fields.field;
+    this.value = fields.value;
+  }
+
+  static isInstance(error: unknown): error is ToolExecutorOptionsError {
+    return hasMarker(error, OPTIONS_MARKER);
+  }
+}
+
+const TIMEOUT_MARKER = Symbol.for("reins.tool-executor.timeout-error");
+
+/** A tool call did not settle within `timeoutMs`; it was abandoned (its signal aborted). */
+export class ToolTimeoutError extends ToolExecutorError {
+  private readonly [TIMEOUT_MARKER] = true;
+  readonly toolName: string;
+  readonly timeoutMs: number;
+
+  constructor(fields: ToolExecutorErrorFields & { toolName: string; timeoutMs: number }) {
+    super(fields.message ?? `Tool "${fields.toolName}" did not answer within ${fields.timeoutMs} ms and was abandoned.`, fields);
+    this.name = "ToolTimeoutError";
+    this.toolName = fields.toolName;
+    this.timeoutMs = fields.timeoutMs;
+  }
+
+  static isInstance(error: unknown): error is ToolTimeoutError {
+    return hasMarker(error, TIMEOUT_MARKER);
+  }
+}
+
+const CIRCUIT_MARKER = Symbol.for("reins.tool-executor.circuit-open-error");
+
+/** The tool's circuit breaker is open: the call was answered without calling the tool. */
+export class CircuitOpenError extends ToolExecutorError {
+  private readonly [CIRCUIT_MARKER] = true;
+  readonly toolName: string;
+
+  constructor(fields: ToolExecutorErrorFields & { toolName: string }) {
+    super(fields.message ?? `Circuit of tool "${fields.toolName}" is open after repeated failures; the call was not made.`, fields);
+    this.name = "CircuitOpenError";
+    this.toolName = fields.toolName;
+  }
+
+  static isInstance(error: unknown): error is CircuitOpenError {
+    return hasMarker(error, CIRCUIT_MARKER);
+  }
+}
+
+const BULKHEAD_MARKER = Symbol.for("reins.tool-executor.bulkhead-rejected-error");
+
+/** The tool's bulkhead was full (all slots busy and the queue full); the call was not made. */
+export class BulkheadRejectedError extends ToolExecutorError {
+  private readonly [BULKHEAD_MARKER] = true;
+  readonly toolName: string;
+  readonly maxConcurrent: number;
+  readonly maxQueued: number;
+
+  constructor(fields: ToolExecutorErrorFields & { toolName: string; maxConcurrent: number; maxQueued: number }) {
+    super(
+      fields.message ??
+        `Tool "${fields.toolName}" rejected a call: ${fields.maxConcurrent} calls running and ${fields.maxQueued} queued (bulkhead full).`,
+      fields,
+    );
+    this.name = "BulkheadRejectedError";
+    this.toolName = fields.toolName;
+    this.maxConcurrent = fields.maxConcurrent;
+    this.maxQueued = fields.maxQueued;
+  }
+
+  static isInstance(error: unknown): error is BulkheadRejectedError {
+    return hasMarker(error, BULKHEAD_MARKER);
+  }
+}
+
+const LIMIT_MARKER = Symbol.for("reins.tool-executor.call-limit-error");
+
+/** The tool was already called `maxCallsPerRun` times in this run; the call was not made. */
+export class CallLimitExceededError extends ToolExecutorError {
+  private readonly [LIMIT_MARKER] = true;
+  readonly toolName: string;
+  readonly maxCallsPerRun: number;
+  readonly runId?: string;
+
+  constructor(fields: ToolExecutorErrorFields & { toolName: string; maxCallsPerRun: number; runId?: string }) {
+    super(
+      fields.message ?? `Tool "${fields.toolName}" reached its limit of ${fields.maxCallsPerRun} calls in run ${fields.runId ?? "(unknown)"}.`,
+      fields,
+    );
+    this.name = "CallLimitExceededError";
+    this.toolName = fields.toolName;
+    this.maxCallsPerRun = fields.maxCallsPerRun;
+    this.runId = fields.runId;
+  }
+
+  static isInstance(error: unknown): error is CallLimitExceededError {
+    return hasMarker(error, LIMIT_MARKER);
+  }
+}
+
+const DUPLICATE_MARKER = Symbol.for("reins.tool-executor.duplicate-call-error");
+
+/** A confirmed side-effect call repeated an idempotency key already used in this run; dropped. */
+export class DuplicateCallError extends ToolExecutorError {
+  private readonly [DUPLICATE_MARKER] = true;
+  readonly toolName: string;
+  readonly idempotencyKey: string;
+  readonly runId?: string;
+
+  constructor(fields: ToolExecutorErrorFields & { toolName: string; idempotencyKey: string; runId?: string }) {
+    super(
+      fields.message ??
+        `Tool "${fields.toolName}" was called again with idempotency key ${JSON.stringify(fields.idempotencyKey)} in run ${fields.runId ?? "(unknown)"}; the repeat was dropped.`,
+      fields,
+    );
+    this.name = "DuplicateCallError";
+    this.toolName = fields.toolName;
+    this.idempotencyKey = fields.idempotencyKey;
+    this.runId = fields.runId;
+  }
+
+  static isInstance(error: unknown): error is DuplicateCallError {
+    return hasMarker(error, DUPLICATE_MARKER);
+  }
+}
+
+/** One field-level validation problem, in the model's terms. */
+export interface ToolInputIssue {
+  /** Dotted path of the field (`""` for the whole input). */
+  readonly path: string;
+  readonly message: string;
+}
+
+const VALIDATION_MARKER = Symbol.for("reins.tool-executor.validation-error");
+
+/** The tool input did not match the tool's schema or the policy's `validate` schema. */
+export class ToolValidationError extends ToolExecutorError {
+  private readonly [VALIDATION_MARKER] = true;
+  readonly toolName: string;
+  readonly issues: readonly ToolInputIssue[];
+  readonly toolInput: unknown;
+
+  constructor(fields: ToolExecutorErrorFields & { toolName: string; issues: readonly ToolInputIssue[]; toolInput?: unknown }) {
+    super(
+      fields.message ??
+        `Invalid input for tool "${fields.toolName}": ${fields.issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join("; ")}.`,
+      fields,
+    );
+    this.name = "ToolValidationError";
+    this.toolName = fields.toolName;
+    this.issues = fields.issues;
+    this.toolInput = fields.toolInput;
+  }
+
+  static isInstance(error: unknown): error is ToolValidationError {
+    return hasMarker(error, VALIDATION_MARKER);
+  }
+}
+
+/** Labels of result-check failures (ghost failures: the call "worked" but the result says it did not). */
+export type ResultCheckLabel = "http_status" | "json_parse" | "code_mismatch" | "missing_field" | (string & Record<never, never>);
+
+const RESULT_MARKER = Symbol.for("reins.tool-executor.result-check-error");
+
+/** The tool returned, but its result failed a check (built-in HTTP-like checks or `checkResult`). */
+export class ToolResultCheckError extends ToolExecutorError {
+  private readonly [RESULT_MARKER] = true;
+  readonly toolName: string;
+  /** Failure label: `http_status`, `json_parse`, `code_mismatch`, `missing_field` or a custom one. */
+  readonly label: ResultCheckLabel;
+  /** Short human-readable detail, e.g. `status 503` or `missing "data.items"`. */
+  readonly detail: string;
+  /** HTTP-like status found in the result, when any (drives retry: 429 and 5xx are retryable). */
+  readonly status?: number;
+
+  constructor(fields: ToolExecutorErrorFields & { toolName: string; label: ResultCheckLabel; detail: string; status?: number }) {
+    super(fields.message ?? `Tool "${fields.toolName}" returned a failed result (${fields.label}: ${fields.detail}).`, fields);
+    this.name = "ToolResultCheckError";
+    this.toolName = fields.toolName;
+    this.label = fields.label;
+    this.detail = fields.detail;
+    this.status = fields.status;
+  }
+
+  static isInstance(error: unknown): error is ToolResultCheckError {
+    return hasMarker(error, RESULT_MARKER);
+  }
+}
+
+const EXECUTION_MARKER = Symbol.for("reins.tool-executor.execution-error");
+
+/** The tool threw (or returned an `Error`). `cause` is the thrown value normalised to an `Error`. */
+export class ToolExecutionError extends ToolExecutorError {
+  private readonly [EXECUTION_MARKER] = true;
+  readonly toolName: string;
+  declare readonly cause: Error;
+
+  constructor(fields: { message?: string; toolName: string; cause: Error }) {
+    super(fields.message ?? `Tool "${fields.toolName}" failed: ${fields.cause.message}`, { cause: fields.cause });
+    this.name = "ToolExecutionError";
+    this.toolName = fields.toolName;
+  }
+
+  static isInstance(error: unknown): error is ToolExecutionError {
+    return hasMarker(error, EXECUTION_MARKER);
+  }
+}
+
+function describeValue(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "function") return "a function";
+  if (value === undefined) return "undefined";
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * Every string of `@reins/tool-executor` that the model reads, in one place so they can be
+ * reviewed together. Each says what happened, whether trying again can help, and what to do.
+ * They never include a stack trace, `undefined`, `[object Object]` or an empty string.
+ */
+
+const MAX_DETAIL_CHARS = 200;
+
+/** First line of an error message, trimmed and bounded, for quoting to the model. */
+export function briefDetail(text: string): string {
+  const firstLine = text.split(/\r?\n/).find((line) => line.trim() !== "")?.trim() ?? "";
+  const bounded = firstLine.length > MAX_DETAIL_CHARS ? `${firstLine.slice(0, MAX_DETAIL_CHARS - 1)}…` : firstLine;
+  return bounded === "" ? "no details" : bounded;
+}
+
+function seconds(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  const value = ms / 1000;
+  return `${Number.isInteger(value) ? value : value.toFixed(1)} s`;
+}
+
+function attemptsText(attempts: number): string {
+  return attempts > 1 ? ` (tried ${attempts} times)` : "";
+}
+
+/** The model-facing strings, as functions of the facts they mention. */
+export const MODEL_MESSAGES = Object.freeze({
+  timeout: (toolName: string, timeoutMs: number, attempts: number): string =>
+    `Tool "${toolName}" did not answer within ${seconds(timeoutMs)}${attemptsText(attempts)}. ` +
+    `The service may be slow or down right now: do not call it again with the same input; use another tool or answer with what you already know.`,
+
+  retryableError: (toolName: string, detail: string, attempts: number): string =>
+    `Tool "${toolName}" failed with a temporary error${attemptsText(attempts)}: ${briefDetail(detail)}. ` +
+    `Trying again right away is unlikely to help: use another tool or answer with what you already know.`,
+
+  permanentError: (toolName: string, detail: string): string =>
+    `Tool "${toolName}" failed: ${briefDetail(detail)}. ` +
+    `Retrying the same input will fail the same way: change the input, use another tool, or answer with what you already know.`,
+
+  clientError: (toolName: string, status: number, detail: string): string =>
+    `Tool "${toolName}" rejected the request (HTTP ${status}): ${briefDetail(detail)}. ` +
+    `Retrying the same input will fail the same way: fix the input or use another tool.`,
+
+  circuitOpen: (toolName: string, retryAfterMs: number): string =>
+    `Tool "${toolName}" is unavailable right now (it failed repeatedly, so calls are paused for about ${seconds(retryAfterMs)}). ` +
+    `Do not call it again now: use another tool, or answer with what you already know and say this source was unavailable.`,
+
+  bulkheadRejected: (toolName: string, maxConcurrent: number): string =>
+    `Tool "${toolName}" is busy (${maxConcurrent} calls already running and its queue is full), so this call was not made. ` +
+    `Wait for the results you already requested, or use another tool.`,
+
+  callLimit: (toolName: string, maxCallsPerRun: number): string =>
+    `Tool "${toolName}" was already called ${maxCallsPerRun} times in this task, its limit, so this call was not made. ` +
+    `Use the results you already have to answer, or use another tool.`,
+
+  invalidInput: (toolName: string, issues: readonly { path: string; message: string }[], expected?: string): string =>
+    `Invalid input for tool "${toolName}": ${issues
+      .slice(0, 8)
+      .map((issue) => (issue.path ? `${issue.path}: ${briefDetail(issue.message)}` : briefDetail(issue.message)))
+      .join("; ")}.` +
+    (expected === undefined ? "" : ` Expected: ${expected}.`) +
+    ` Fix the input and call the tool again.`,
+
+  notJson: (toolName: string, expected: string): string =>
+    `Invalid input for tool "${toolName}": the input must be a JSON object (${expected}). Write it as JSON and call the tool again.`,
+
+  resultCheckFailed: (toolName: string, label: string, detail: string, retryable: boolean): string =>
+    `Tool "${toolName}" answered, but the result reports a failure (${label}: ${briefDetail(detail)}). ` +
+    (retryable
+      ? `The service seems to be having a temporary problem: use another tool or answer with what you already know.`
+      : `The data cannot be used as is: change the input or use another tool.`),
+
+  dryRunObject: (toolName: string, inputText: string): string =>
+    `DRY RUN: tool "${toolName}" has side effects and was NOT executed. It would run with input ${inputText}. ` +
+    `If this action is really intended, call "${toolName}" again with the same input plus "confirm": true.`,
+
+  dryRunString: (toolName: string, inputText: string, howToConfirm: string): string =>
+    `DRY RUN: tool "${toolName}" has side effects and was NOT executed. It would run with input ${inputText}. ` +
+    `If this action is really intended, call "${toolName}" again ${howToConfirm}.`,
+
+  duplicate: (toolName: string, previousObservation: string | undefined): string =>
+    `Tool "${toolName}" was already run with this input in this task, so it was not run again (to avoid doing the same action twice).` +
+    (previousObservation === undefined ? "" : ` Earlier result: ${previousObservation}`),
+
+  noData: (toolName: string): string => `Tool "${toolName}" returned no data.`,
+
+  unreadable: (toolName: string): string =>
+    `Tool "${toolName}" returned a value that could not be turned into text. Try a different input or another tool.`,
+
+  fallbackToolFailed: (toolName: string, backupToolName: string): string =>
+    `Tool "${toolName}" failed and its backup "${backupToolName}" failed too. Use another tool or answer with what you already know.`,
+
+  fallbackUsed: (toolName: string, backupToolName: string, observation: string): string =>
+    `(Tool "${toolName}" was unavailable; this answer comes from "${backupToolName}".) ${observation}`,
+
+  cancelled: (toolName: string): string => `Tool "${toolName}" was cancelled before it finished.`,
+});
+
+/** How to confirm a string-input side-effect tool with the default confirmation convention. */
+export const DEFAULT_STRING_CONFIRMATION_HINT = 'with the input prefixed by "CONFIRM:"';

@@ -1,0 +1,109 @@
+/**
+ * Where cached tool results live. The default keeps them in memory per tool; implement
+ * {@link ToolResultStore} over Redis (see the README recipe) to share a cache between instances.
+ */
+
+/** One cached result. `value` is the tool's raw (successful, checked) result. */
+export interface CachedToolResult {
+  readonly value: unknown;
+  /** When it was stored, in epoch milliseconds of the executor's clock. */
+  readonly storedAtMs: number;
+}
+
+/**
+ * A key-value store for tool results with per-entry TTL. Methods may be sync or async. A store
+ * that throws is treated as a cache miss (the tool is called) and the error is logged.
+ *
+ * @example Redis (ioredis) adapter
+ * ```ts
+ * const redisStore: ToolResultStore = {
+ *   async get(key) {
+ *     const text = await redis.get(`reins:tool:${key}`);
+ *     return text === null ? undefined : JSON.parse(text);
+ *   },
+ *   async set(key, entry, ttlMs) {
+ *     await redis.set(`reins:tool:${key}`, JSON.stringify(entry), "PX", ttlMs);
+ *   },
+ * };
+ * ```
+ */
+export interface ToolResultStore {
+  /** The entry stored under `key`, or `undefined` when absent or expired. */
+  get(key: string): CachedToolResult | undefined | Promise<CachedToolResult | undefined>;
+  /** Stores `entry` under `key` for `ttlMs` milliseconds. */
+  set(key: string, entry: CachedToolResult, ttlMs: number): void | Promise<void>;
+  /** Removes `key` (optional). */
+  delete?(key: string): void | Promise<void>;
+}
+
+/** Options of {@link InMemoryToolResultStore}. */
+export interface InMemoryToolResultStoreOptions {
+  /**
+   * Most entries kept; the least recently used is evicted first.
+   * @default 500
+   */
+  maxEntries?: number;
+  /**
+   * Clock in epoch milliseconds (for expiry).
+   * @default Date.now
+   */
+  now?: () => number;
+}
+
+/**
+ * The default {@link ToolResultStore}: an in-memory LRU map with per-entry expiry. Expired entries
+ * are dropped lazily when read and when the LRU evicts; no timers run.
+ *
+ * @example
+ * ```ts
+ * const store = new InMemoryToolResultStore({ maxEntries: 100 });
+ * store.set("weather:\"Paris\"", { value: "18 °C", storedAtMs: Date.now() }, 60_000);
+ * ```
+ */
+export class InMemoryToolResultStore implements ToolResultStore {
+  private readonly entries = new Map<string, { entry: CachedToolResult; expiresAtMs: number }>();
+  private readonly maxEntries: number;
+  private readonly now: () => number;
+
+  constructor(options: InMemoryToolResultStoreOptions = {}) {
+    this.maxEntries = options.maxEntries ?? 500;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Number of entries held (expired ones included until read or evicted). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(key: string): CachedToolResult | undefined {
+    const held = this.entries.get(key);
+    if (held === undefined) return undefined;
+    if (this.now() >= held.expiresAtMs) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    // Re-insert to mark as most recently used (Map keeps insertion order).
+    this.entries.delete(key);
+    this.entries.set(key, held);
+    return held.entry;
+  }
+
+  set(key: string, entry: CachedToolResult, ttlMs: number): void {
+    this.entries.delete(key);
+    this.entries.set(key, { entry, expiresAtMs: this.now() + ttlMs });
+    while (this.entries.size > this.maxEntries) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.entries.delete(oldest);
+    }
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  /** Removes every entry. */
+  clear(): void {
+    this.entries.clear();
+  }
+}

@@ -1,0 +1,1075 @@
+import { CallbackManager, parseCallbackConfigArg, type CallbackManagerForToolRun } from "@langchain/core/callbacks/manager";
+import { ToolMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { StructuredTool, Tool, ToolInputParsingException, type StructuredToolInterface } from "@langchain/core/tools";
+import {
+  extendInteropZodObject,
+  interopSafeParseAsync,
+  isInteropZodObject,
+  isInteropZodSchema,
+  isSimpleStringZodSchema,
+  isZodSchemaV3,
+  type InteropZodIssue,
+  type InteropZodObject,
+  type InteropZodType,
+} from "@langchain/core/utils/types";
+import {
+  emitEvent,
+  normalizeToolInput,
+  runIdsFrom,
+  type CircuitState,
+  type ReinsEventListener,
+  type ReinsEventRecorder,
+  type RunContext,
+  type RunContextStore,
+  type ToolCallOutcome,
+} from "@reins/core";
+import {
+  BrokenCircuitError,
+  BulkheadRejectedError as CockatielBulkheadRejectedError,
+  CircuitState as CockatielCircuitState,
+  ConsecutiveBreaker,
+  ExponentialBackoff,
+  TaskCancelledError,
+  TimeoutStrategy,
+  bulkhead as createBulkhead,
+  circuitBreaker as createCircuitBreaker,
+  decorrelatedJitterGenerator,
+  fallback as createFallback,
+  fullJitterGenerator,
+  handleWhen,
+  noJitterGenerator,
+  retry as createRetry,
+  timeout as createTimeout,
+  type BulkheadPolicy,
+  type CircuitBreakerPolicy,
+  type IExponentialBackoffOptions,
+} from "cockatiel";
+import { z as zodV3 } from "zod/v3";
+import { z as zodV4 } from "zod/v4";
+import {
+  BulkheadRejectedError,
+  CallLimitExceededError,
+  CircuitOpenError,
+  DuplicateCallError,
+  ToolExecutionError,
+  ToolExecutorOptionsError,
+  ToolResultCheckError,
+  ToolTimeoutError,
+  ToolValidationError,
+  type ToolInputIssue,
+} from "./errors";
+import { defaultFormatObservation, ensureReadableObservation } from "./format-observation";
+import { DEFAULT_STRING_CONFIRMATION_HINT, MODEL_MESSAGES } from "./messages";
+import { httpStatusOf, isRetryableError, toError } from "./normalize-error";
+import { checkResultShape, type ResultCheckFailure } from "./result-check";
+import { InMemoryToolResultStore, type ToolResultStore } from "./result-store";
+import { resolveToolPolicy, type ResolvedToolPolicy, type ToolPolicy } from "./tool-policy";
+
+/** Where operator-facing diagnostics go. Every method is optional; the default logs nothing. */
+export interface ToolExecutorLogger {
+  debug?(message: string, fields?: Record<string, unknown>): void;
+  info?(message: string, fields?: Record<string, unknown>): void;
+  warn?(message: string, fields?: Record<string, unknown>): void;
+  error?(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** Turns a successful tool result into the observation text. */
+export type FormatObservation = (result: unknown, context: { toolName: string; toolInput: unknown }) => string;
+
+/** Options of {@link ToolExecutor}. */
+export interface ToolExecutorOptions {
+  /**
+   * Policy every tool gets, merged over {@link DEFAULT_TOOL_POLICY}.
+   * @default {}
+   */
+  defaults?: ToolPolicy;
+  /**
+   * Per-tool policies by tool name, each merged deeply over `defaults`.
+   * @default {}
+   */
+  policies?: Readonly<Record<string, ToolPolicy>>;
+  /** Receives every event (`createAgentMetrics()` from `@reins/metrics` is one). @default undefined */
+  metrics?: ReinsEventRecorder;
+  /** Called with every event. @default undefined */
+  onEvent?: ReinsEventListener;
+  /** Operator diagnostics: typed errors of failed calls (warn), option problems. @default no logging */
+  logger?: ToolExecutorLogger;
+  /**
+   * Clock in epoch milliseconds, for durations and cache expiry. (Breaker half-open timing and
+   * timers follow the global `Date.now`/`setTimeout`, as cockatiel does.)
+   * @default Date.now
+   */
+  now?: () => number;
+  /**
+   * Shared per-run state (Reins' `createReactAgent` passes the store its `LoopControlHandler`
+   * fills). Used to find the run of a call (call caps, idempotency) and to drain the loop
+   * controller's pending notes into the observation.
+   * @default a private store (runs are then tracked by the tool run's parent run id)
+   */
+  runContext?: RunContextStore;
+  /**
+   * Formats successful results (the react-agent passes the observation cleaner here). Applied
+   * last; a formatter that throws or returns a blank/non-string falls back to the default.
+   * @default defaultFormatObservation
+   */
+  formatObservation?: FormatObservation;
+  /**
+   * Forward LangChain callbacks to the original tool, so it appears as a nested tool run under
+   * the wrapped tool's run (useful for tracing tools that call models). Off by default so each
+   * action produces exactly one tool run in callbacks.
+   * @default false
+   */
+  forwardCallbacks?: boolean;
+  /**
+   * Runs tracked by parent run id when the run is not registered in `runContext` (oldest dropped
+   * first).
+   * @default 1000
+   */
+  maxTrackedRuns?: number;
+}
+
+/** `ToolExecutorOptions` with defaults applied and every policy validated. */
+export interface ResolvedToolExecutorOptions {
+  readonly defaults: ToolPolicy;
+  readonly policies: Readonly<Record<string, ToolPolicy>>;
+  readonly metrics: ReinsEventRecorder | undefined;
+  readonly onEvent: ReinsEventListener | undefined;
+  readonly logger: ToolExecutorLogger;
+  readonly now: () => number;
+  readonly runContext: RunContextStore | undefined;
+  readonly formatObservation: FormatObservation;
+  readonly forwardCallbacks: boolean;
+  readonly maxTrackedRuns: number;
+}
+
+/** Defaults of {@link ToolExecutorOptions}. */
+export const DEFAULT_TOOL_EXECUTOR_OPTIONS: Readonly<
+  Pick<ResolvedToolExecutorOptions, "defaults" | "policies" | "now" | "formatObservation" | "forwardCallbacks" | "maxTrackedRuns" | "logger">
+> = Object.freeze({
+  defaults: Object.freeze({}),
+  policies: Object.freeze({}),
+  now: (): number => Date.now(),
+  formatObservation: defaultFormatObservation,
+  forwardCallbacks: false,
+  maxTrackedRuns: 1000,
+  logger: Object.freeze({}),
+});
+
+const OPTION_KEYS = [
+  "defaults",
+  "policies",
+  "metrics",
+  "onEvent",
+  "logger",
+  "now",
+  "runContext",
+  "formatObservation",
+  "forwardCallbacks",
+  "maxTrackedRuns",
+];
+
+/**
+ * Applies defaults to {@link ToolExecutorOptions} and validates them, including every policy.
+ *
+ * @throws {ToolExecutorOptionsError} naming the first bad field (e.g. `policies.search.timeoutMs`)
+ */
+export function resolveToolExecutorOptions(options: ToolExecutorOptions = {}): ResolvedToolExecutorOptions {
+  if (typeof options !== "object" || options === null) {
+    throw new ToolExecutorOptionsError({ field: "options", value: options, reason: "must be an object" });
+  }
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.includes(key)) {
+      throw new ToolExecutorOptionsError({ field: key, value: (options as Record<string, unknown>)[key], reason: `unknown option (known: ${OPTION_KEYS.join(", ")})` });
+    }
+  }
+  const defaults = options.defaults ?? DEFAULT_TOOL_EXECUTOR_OPTIONS.defaults;
+  resolveToolPolicy(defaults, undefined, "defaults");
+  const policies = options.policies ?? DEFAULT_TOOL_EXECUTOR_OPTIONS.policies;
+  if (typeof policies !== "object" || policies === null || Array.isArray(policies)) {
+    throw new ToolExecutorOptionsError({ field: "policies", value: policies, reason: "must be an object keyed by tool name" });
+  }
+  for (const [toolName, policy] of Object.entries(policies)) resolveToolPolicy(defaults, policy, `policies.${toolName}`);
+  for (const key of ["now", "formatObservation", "onEvent"] as const) {
+    const value = options[key];
+    if (value !== undefined && typeof value !== "function") {
+      throw new ToolExecutorOptionsError({ field: key, value, reason: "must be a function" });
+    }
+  }
+  if (options.metrics !== undefined && typeof options.metrics?.record !== "function") {
+    throw new ToolExecutorOptionsError({ field: "metrics", value: "(object)", reason: "must have a record(event) method" });
+  }
+  const maxTrackedRuns = options.maxTrackedRuns ?? DEFAULT_TOOL_EXECUTOR_OPTIONS.maxTrackedRuns;
+  if (!Number.isInteger(maxTrackedRuns) || maxTrackedRuns < 1) {
+    throw new ToolExecutorOptionsError({ field: "maxTrackedRuns", value: maxTrackedRuns, reason: "must be an integer >= 1" });
+  }
+  return Object.freeze({
+    defaults,
+    policies,
+    metrics: options.metrics,
+    onEvent: options.onEvent,
+    logger: options.logger ?? DEFAULT_TOOL_EXECUTOR_OPTIONS.logger,
+    now: options.now ?? DEFAULT_TOOL_EXECUTOR_OPTIONS.now,
+    runContext: options.runContext,
+    formatObservation: options.formatObservation ?? DEFAULT_TOOL_EXECUTOR_OPTIONS.formatObservation,
+    forwardCallbacks: options.forwardCallbacks ?? false,
+    maxTrackedRuns,
+  });
+}
+
+/** A tool returned by {@link ToolExecutor.wrap}: the original's name, description and schema. */
+export type WrappedTool = StructuredTool;
+
+type InputKind = "string" | "object";
+
+interface ToolState {
+  readonly name: string;
+  readonly original: StructuredToolInterface;
+  readonly policy: ResolvedToolPolicy;
+  readonly kind: InputKind;
+  /** The schema the wrapped tool exposes (original, plus `confirm` for side-effect object tools). */
+  readonly schema: unknown;
+  readonly breaker: CircuitBreakerPolicy | undefined;
+  readonly bulkhead: BulkheadPolicy | undefined;
+  readonly store: ToolResultStore | undefined;
+  wrapped: WrappedTool;
+}
+
+interface RunSlot {
+  readonly callCounts: Map<string, number>;
+  readonly idempotency: Map<string, { observation?: string }>;
+}
+
+interface RunHandle {
+  /** Id reported on events: the registered top-level run, or the tool run's parent run. */
+  readonly runId: string | undefined;
+  readonly context: RunContext | undefined;
+  readonly slot: RunSlot | undefined;
+}
+
+interface CallResult {
+  readonly observation: string;
+  readonly outcome: ToolCallOutcome;
+  readonly error?: Error;
+  /** The raw result of a successful call (a ToolMessage artifact). */
+  readonly artifact?: unknown;
+  /** A LangGraph direct output (`Command`, `ToolMessage`) returned by the tool, passed through. */
+  readonly direct?: unknown;
+}
+
+interface AttemptState {
+  attempts: number;
+  lastError: Error | undefined;
+}
+
+const SLOT_PREFIX = "@reins/tool-executor";
+let executorCount = 0;
+
+/** Marker the fallback policy returns so the real fallback can run with the failure's cause. */
+const FALLBACK_SIGNAL = Symbol("reins.tool-executor.fallback");
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isDirectToolOutput(value: unknown): boolean {
+  return isRecord(value) && value.lc_direct_tool_output === true;
+}
+
+function isToolCallShape(value: unknown): value is { args: unknown; id?: string; name: string } {
+  return isRecord(value) && "args" in value && "name" in value && (value.type === "tool_call" || "id" in value);
+}
+
+function stripCodeFence(text: string): string {
+  const trimmed = text.trim();
+  const fenced = /^```[a-zA-Z0-9_-]*\s*\n?([\s\S]*?)\n?```$/.exec(trimmed);
+  return fenced === null ? trimmed : fenced[1].trim();
+}
+
+function issuesOf(issues: readonly InteropZodIssue[]): ToolInputIssue[] {
+  return issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }));
+}
+
+function describeSchemaFields(schema: unknown): string | undefined {
+  if (!isInteropZodObject(schema)) return undefined;
+  const shape = (schema as unknown as { shape?: Record<string, unknown> }).shape;
+  if (!isRecord(shape)) return undefined;
+  const keys = Object.keys(shape);
+  return keys.length === 0 ? undefined : `an object with ${keys.map((key) => `"${key}"`).join(", ")}`;
+}
+
+function previewText(value: unknown): string {
+  try {
+    const text = typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value ?? null);
+    return text.length > 400 ? `${text.slice(0, 399)}…` : text;
+  } catch {
+    return "(unprintable input)";
+  }
+}
+
+function toCircuitState(state: CockatielCircuitState): CircuitState {
+  if (state === CockatielCircuitState.Closed) return "closed";
+  if (state === CockatielCircuitState.HalfOpen) return "half_open";
+  return "open";
+}
+
+function outcomeOf(error: Error): ToolCallOutcome {
+  if (ToolTimeoutError.isInstance(error)) return "timeout";
+  if (CircuitOpenError.isInstance(error)) return "circuit_open";
+  if (BulkheadRejectedError.isInstance(error) || CallLimitExceededError.isInstance(error) || DuplicateCallError.isInstance(error)) return "rejected";
+  if (ToolValidationError.isInstance(error)) return "invalid_input";
+  return "error";
+}
+
+const CONFIRM_PREFIX = /^\s*confirm(?:ed)?\s*:\s*/i;
+
+/**
+ * Wraps LangChain tools so they cannot hang, cannot fail silently and cannot fire side effects by
+ * accident. Each call runs: validate → cache → dry-run → call cap → fallback(retry(breaker(bulkhead(
+ * timeout(call))))), the order of Polly/cockatiel resilience pipelines, using cockatiel policies.
+ * Every outcome is a non-empty observation string for the model; operators get typed errors in
+ * the `tool_call` event and the logger. A wrapped tool never throws for a tool failure.
+ *
+ * Works with the classic `AgentExecutor` (`invoke` and `stream` paths), LangGraph's `ToolNode`
+ * and `createAgent`: wrapped tools keep the original name, description, schema and
+ * `returnDirect`; called with a `ToolCall` they return a `ToolMessage` (status `error` on failure).
+ *
+ * @example
+ * ```ts
+ * const executor = new ToolExecutor({
+ *   defaults: { timeoutMs: 5_000 },
+ *   policies: {
+ *     search: { timeoutMs: 3_000, cache: { ttlMs: 60_000 } },
+ *     send_email: { sideEffects: true },
+ *     weather: { fallback: { tool: "weather_history" } },
+ *   },
+ * });
+ * const agentExecutor = new AgentExecutor({ agent, tools: executor.wrap(tools) });
+ * ```
+ */
+export class ToolExecutor {
+  /** The resolved options (defaults applied). */
+  readonly options: ResolvedToolExecutorOptions;
+  private readonly states = new Map<string, ToolState>();
+  private readonly trackedRuns = new Map<string, RunSlot>();
+  private readonly slotKey: string;
+  private warnedNoRun = false;
+
+  /**
+   * @param options - see {@link ToolExecutorOptions}
+   * @throws {ToolExecutorOptionsError} when an option or policy is invalid (names the field)
+   */
+  constructor(options: ToolExecutorOptions = {}) {
+    this.options = resolveToolExecutorOptions(options);
+    executorCount += 1;
+    this.slotKey = `${SLOT_PREFIX}#${executorCount}`;
+  }
+
+  /**
+   * Wraps tools. Same names, descriptions, schemas (object-schema side-effect tools gain an
+   * optional `confirm: boolean`) and `returnDirect`. String-input tools stay string-input.
+   * Wrapping a tool with the same name again replaces the earlier wrapper (its breaker state
+   * is kept when it wraps the same tool object).
+   *
+   * @param tools - LangChain tools (`tool()`, `DynamicTool`, `DynamicStructuredTool`, subclasses)
+   * @returns the wrapped tools, in the same order
+   * @throws {ToolExecutorOptionsError} when a tool has no name or its policy is invalid
+   */
+  wrap(tools: readonly StructuredToolInterface[]): WrappedTool[] {
+    const wrapped = tools.map((tool) => this.wrapTool(tool));
+    for (const [name, state] of this.states) {
+      const fallback = state.policy.fallback;
+      if (isRecord(fallback) && "tool" in fallback && typeof fallback.tool === "string" && !this.states.has(fallback.tool)) {
+        this.log("warn", `Fallback tool "${fallback.tool}" of tool "${name}" is not wrapped by this executor yet.`, { toolName: name });
+      }
+    }
+    return wrapped;
+  }
+
+  /**
+   * Wraps one tool (see {@link ToolExecutor.wrap}).
+   * @throws {ToolExecutorOptionsError} when the tool has no name or its policy is invalid
+   */
+  wrapTool(tool: StructuredToolInterface): WrappedTool {
+    if (tool === null || typeof tool !== "object" || typeof tool.name !== "string" || tool.name === "") {
+      throw new ToolExecutorOptionsError({ field: "tools", value: "(tool without a name)", reason: "every tool needs a non-empty name" });
+    }
+    const existing = this.states.get(tool.name);
+    if (existing !== undefined && existing.original === tool) return existing.wrapped;
+    const policy = resolveToolPolicy(this.options.defaults, this.options.policies[tool.name], `policies.${tool.name}`);
+    const kind: InputKind = tool instanceof Tool || isSimpleStringZodSchema(tool.schema) ? "string" : "object";
+    const schema = kind === "object" && policy.sideEffects ? withConfirmField(tool.schema) : tool.schema;
+    const state: ToolState = {
+      name: tool.name,
+      original: tool,
+      policy,
+      kind,
+      schema,
+      breaker: existing?.breaker ?? this.createBreaker(tool.name, policy),
+      bulkhead: policy.bulkhead === undefined ? undefined : createBulkhead(policy.bulkhead.maxConcurrent, policy.bulkhead.maxQueued),
+      store:
+        policy.cache === undefined
+          ? undefined
+          : (policy.cache.store ?? new InMemoryToolResultStore({ maxEntries: policy.cache.maxEntries, now: this.options.now })),
+      wrapped: undefined as unknown as WrappedTool,
+    };
+    state.wrapped = this.createWrapper(state);
+    this.states.set(tool.name, state);
+    return state.wrapped;
+  }
+
+  /** The resolved policy of a wrapped tool, or `undefined` when no tool of that name is wrapped. */
+  policyOf(toolName: string): ResolvedToolPolicy | undefined {
+    return this.states.get(toolName)?.policy;
+  }
+
+  /** The circuit state of a wrapped tool (`undefined` when unknown or without breaker). */
+  circuitStateOf(toolName: string): CircuitState | undefined {
+    const breaker = this.states.get(toolName)?.breaker;
+    return breaker === undefined ? undefined : toCircuitState(breaker.state);
+  }
+
+  private createBreaker(toolName: string, policy: ResolvedToolPolicy): CircuitBreakerPolicy | undefined {
+    if (policy.circuitBreaker === undefined) return undefined;
+    const breaker = createCircuitBreaker(
+      handleWhen((error) => countsAgainstCircuit(error)),
+      { halfOpenAfter: policy.circuitBreaker.halfOpenAfterMs, breaker: new ConsecutiveBreaker(policy.circuitBreaker.failureThreshold) },
+    );
+    breaker.onStateChange((state) => {
+      this.emit({ type: "circuit_state", toolName, state: toCircuitState(state) });
+      this.log(state === CockatielCircuitState.Closed ? "info" : "warn", `Circuit of tool "${toolName}" is now ${toCircuitState(state)}.`, { toolName });
+    });
+    return breaker;
+  }
+
+  private createWrapper(state: ToolState): WrappedTool {
+    const executor = this;
+    const fields = {
+      name: state.original.name,
+      description: state.original.description,
+      returnDirect: state.original.returnDirect ?? false,
+      verboseParsingErrors: false,
+    };
+    const wrapper: StructuredTool =
+      state.kind === "string"
+        ? new (class ReinsWrappedStringTool extends Tool {
+            name = fields.name;
+            description = fields.description;
+            protected async _call(): Promise<string> {
+              throw new Error("ReinsWrappedStringTool runs through call()");
+            }
+          })({ verboseParsingErrors: false })
+        : new (class ReinsWrappedStructuredTool extends StructuredTool {
+            name = fields.name;
+            description = fields.description;
+            schema = state.schema as StructuredTool["schema"];
+            protected async _call(): Promise<string> {
+              throw new Error("ReinsWrappedStructuredTool runs through call()");
+            }
+          })({ verboseParsingErrors: false });
+    wrapper.returnDirect = fields.returnDirect;
+    if (state.kind === "string") (wrapper as unknown as { schema: unknown }).schema = state.original.schema;
+    const call = (arg: unknown, configArg?: unknown, tags?: string[]): Promise<unknown> => executor.runCall(state, wrapper, arg, configArg, tags);
+    // Shadow the prototype's `call` (used by invoke() and by AgentExecutor's stream path) so the
+    // schema check, callbacks and failure handling are ours: invalid input becomes an observation
+    // instead of a ToolInputParsingException that would crash the AgentExecutor.
+    Object.defineProperty(wrapper, "call", { value: call, writable: true, configurable: true, enumerable: false });
+    return wrapper;
+  }
+
+  /** Runs one call of a wrapped tool with LangChain's callback protocol. */
+  private async runCall(state: ToolState, wrapper: StructuredTool, arg: unknown, configArg: unknown, tags: string[] | undefined): Promise<unknown> {
+    const config = parseCallbackConfigArg(configArg as Parameters<typeof parseCallbackConfigArg>[0]) as RunnableConfig & {
+      toolCall?: { id?: string };
+    };
+    const toolCall = isToolCallShape(arg) ? arg : undefined;
+    const rawInput = toolCall === undefined ? arg : toolCall.args;
+    const toolCallId = toolCall?.id ?? config.toolCall?.id;
+    const callbackManager = await CallbackManager.configure(
+      config.callbacks,
+      wrapper.callbacks,
+      config.tags ?? tags,
+      wrapper.tags,
+      config.metadata,
+      wrapper.metadata,
+      { verbose: wrapper.verbose },
+    );
+    const callbackInput = isRecord(rawInput) ? rawInput : typeof rawInput === "string" ? rawInput : previewText(rawInput);
+    const runManager = await callbackManager?.handleToolStart(
+      wrapper.toJSON(),
+      callbackInput as string | Record<string, unknown>,
+      config.runId,
+      undefined,
+      undefined,
+      undefined,
+      config.runName ?? state.name,
+      toolCallId,
+    );
+    let result: CallResult;
+    try {
+      result = await this.execute(state, rawInput, runManager, config);
+    } catch (unexpected) {
+      // Only a defect of this package gets here; report it to callbacks, then answer the model.
+      const error = toError(unexpected);
+      await runManager?.handleToolError(error);
+      this.log("error", `Unexpected failure in the tool executor for tool "${state.name}".`, { toolName: state.name, error });
+      return MODEL_MESSAGES.permanentError(state.name, "internal error in the tool executor");
+    }
+    if (result.direct !== undefined) {
+      await runManager?.handleToolEnd(result.direct);
+      return result.direct;
+    }
+    const output =
+      toolCallId === undefined
+        ? result.observation
+        : new ToolMessage({
+            content: result.observation,
+            tool_call_id: toolCallId,
+            name: state.name,
+            status: result.outcome === "success" || result.outcome === "cached" || result.outcome === "fallback" || result.outcome === "dry_run" ? "success" : "error",
+            artifact: result.artifact,
+          });
+    await runManager?.handleToolEnd(output);
+    return output;
+  }
+
+  /** The pipeline of one call; resolves to the observation and outcome, never rejects for tool failures. */
+  private async execute(
+    state: ToolState,
+    rawInput: unknown,
+    runManager: CallbackManagerForToolRun | undefined,
+    config: RunnableConfig,
+  ): Promise<CallResult> {
+    const startedAt = this.options.now();
+    const run = this.findRun(runManager, config);
+    let result: CallResult;
+    let toolInput: unknown = rawInput;
+    try {
+      const prepared = await this.prepareInput(state, rawInput);
+      if ("issues" in prepared) {
+        const error = new ToolValidationError({ toolName: state.name, issues: prepared.issues, toolInput: rawInput });
+        result = { observation: prepared.observation, outcome: "invalid_input", error };
+      } else {
+        toolInput = prepared.toolInput;
+        result = await this.executePrepared(state, prepared.toolInput, prepared.confirmed, run, config);
+      }
+    } catch (unexpected) {
+      const error = toError(unexpected);
+      result = { observation: MODEL_MESSAGES.permanentError(state.name, error.message), outcome: "error", error };
+    }
+    const notes = this.drainNotes(run);
+    const observation = notes === undefined ? result.observation : `${result.observation}\n\n${notes}`;
+    const durationMs = Math.max(0, this.options.now() - startedAt);
+    this.emit({ type: "tool_call", toolName: state.name, outcome: result.outcome, durationMs, error: result.error, runId: run.runId });
+    if (result.error !== undefined && result.outcome !== "dry_run") {
+      this.log("warn", `Tool "${state.name}" call ended as ${result.outcome}: ${result.error.message}`, {
+        toolName: state.name,
+        outcome: result.outcome,
+        error: result.error,
+        runId: run.runId,
+        toolInput,
+      });
+    }
+    return { ...result, observation };
+  }
+
+  private async executePrepared(
+    state: ToolState,
+    toolInput: unknown,
+    confirmed: boolean,
+    run: RunHandle,
+    config: RunnableConfig,
+  ): Promise<CallResult> {
+    const { policy, name: toolName } = state;
+    const context = { toolName, toolInput };
+
+    let cacheKey: string | undefined;
+    if (policy.cache !== undefined && state.store !== undefined) {
+      cacheKey = `${toolName}:${policy.cache.key?.(toolInput, { toolName }) ?? normalizeToolInput(toolInput)}`;
+      try {
+        const hit = await state.store.get(cacheKey);
+        if (hit !== undefined) return { observation: this.format(hit.value, context), outcome: "cached", artifact: hit.value };
+      } catch (storeError) {
+        this.log("warn", `Cache store failed on get for tool "${toolName}"; calling the tool.`, { toolName, error: toError(storeError) });
+      }
+    }
+
+    if (policy.sideEffects && !confirmed) {
+      const observation =
+        policy.preview?.(toolInput, { toolName }) ??
+        (state.kind === "object"
+          ? MODEL_MESSAGES.dryRunObject(toolName, previewText(toolInput))
+          : MODEL_MESSAGES.dryRunString(toolName, previewText(toolInput), policy.confirmWhen === undefined ? DEFAULT_STRING_CONFIRMATION_HINT : "with an explicit confirmation"));
+      return { observation: ensureReadableObservation(observation, toolName), outcome: "dry_run" };
+    }
+
+    let idempotencyEntry: { observation?: string } | undefined;
+    if (policy.sideEffects && policy.idempotencyKey !== undefined) {
+      if (run.slot === undefined) {
+        this.warnNoRun(toolName, "idempotencyKey");
+      } else {
+        const key = policy.idempotencyKey === true ? normalizeToolInput(toolInput) : policy.idempotencyKey(toolInput, { toolName });
+        const slotKey = `${toolName}\u0000${key}`;
+        const previous = run.slot.idempotency.get(slotKey);
+        if (previous !== undefined) {
+          const error = new DuplicateCallError({ toolName, idempotencyKey: key, runId: run.runId });
+          return { observation: MODEL_MESSAGES.duplicate(toolName, previous.observation), outcome: "rejected", error };
+        }
+        idempotencyEntry = {};
+        run.slot.idempotency.set(slotKey, idempotencyEntry);
+      }
+    }
+
+    if (Number.isFinite(policy.maxCallsPerRun)) {
+      if (run.slot === undefined) {
+        this.warnNoRun(toolName, "maxCallsPerRun");
+      } else {
+        const count = run.slot.callCounts.get(toolName) ?? 0;
+        if (count >= policy.maxCallsPerRun) {
+          const error = new CallLimitExceededError({ toolName, maxCallsPerRun: policy.maxCallsPerRun, runId: run.runId });
+          return { observation: MODEL_MESSAGES.callLimit(toolName, policy.maxCallsPerRun), outcome: "rejected", error };
+        }
+        run.slot.callCounts.set(toolName, count + 1);
+      }
+    }
+
+    const result = await this.runResilient(state, toolInput, config);
+    if (idempotencyEntry !== undefined) idempotencyEntry.observation = result.observation;
+    if (result.outcome === "success" && cacheKey !== undefined && state.store !== undefined && policy.cache !== undefined && result.direct === undefined) {
+      const value = result.artifact;
+      let cacheable = true;
+      try {
+        cacheable = policy.cache.cacheable?.(value, context) ?? true;
+      } catch (hookError) {
+        cacheable = false;
+        this.log("warn", `cache.cacheable threw for tool "${toolName}"; result not cached.`, { toolName, error: toError(hookError) });
+      }
+      if (cacheable) {
+        try {
+          await state.store.set(cacheKey, { value, storedAtMs: this.options.now() }, policy.cache.ttlMs);
+        } catch (storeError) {
+          this.log("warn", `Cache store failed on set for tool "${toolName}".`, { toolName, error: toError(storeError) });
+        }
+      }
+    }
+    return result;
+  }
+
+  /** fallback(retry(breaker(bulkhead(timeout(call))))) */
+  private async runResilient(state: ToolState, toolInput: unknown, config: RunnableConfig): Promise<CallResult> {
+    const { policy, name: toolName } = state;
+    const parentSignal = config.signal;
+    const attemptState: AttemptState = { attempts: 0, lastError: undefined };
+
+    const timed = async (signal: AbortSignal): Promise<unknown> => {
+      attemptState.attempts += 1;
+      if (!Number.isFinite(policy.timeoutMs)) return this.callOriginal(state, toolInput, signal, config);
+      try {
+        return await createTimeout(policy.timeoutMs, TimeoutStrategy.Aggressive).execute(
+          ({ signal: attemptSignal }) => this.callOriginal(state, toolInput, attemptSignal, config),
+          signal,
+        );
+      } catch (error) {
+        if (error instanceof TaskCancelledError && parentSignal?.aborted !== true) {
+          throw new ToolTimeoutError({ toolName, timeoutMs: policy.timeoutMs, cause: error });
+        }
+        throw error;
+      }
+    };
+    const limited = async (signal: AbortSignal): Promise<unknown> => {
+      if (state.bulkhead === undefined) return timed(signal);
+      try {
+        return await state.bulkhead.execute(({ signal: inner }) => timed(inner), signal);
+      } catch (error) {
+        if (error instanceof CockatielBulkheadRejectedError && policy.bulkhead !== undefined) {
+          throw new BulkheadRejectedError({ toolName, maxConcurrent: policy.bulkhead.maxConcurrent, maxQueued: policy.bulkhead.maxQueued, cause: error });
+        }
+        throw error;
+      }
+    };
+    const guarded = async (signal: AbortSignal): Promise<unknown> => {
+      if (state.breaker === undefined) return limited(signal);
+      try {
+        return await state.breaker.execute(({ signal: inner }) => limited(inner), signal);
+      } catch (error) {
+        if (error instanceof BrokenCircuitError) throw new CircuitOpenError({ toolName, cause: state.breaker.lastFailure ?? error });
+        throw error;
+      }
+    };
+    const retried = async (signal: AbortSignal): Promise<unknown> => {
+      const attempt = async (inner: AbortSignal): Promise<unknown> => {
+        try {
+          return await guarded(inner);
+        } catch (thrown) {
+          attemptState.lastError = ToolExecutorOptionsError.isInstance(thrown) || isKnownFailure(thrown) ? (thrown as Error) : new ToolExecutionError({ toolName, cause: toError(thrown) });
+          throw attemptState.lastError;
+        }
+      };
+      if (policy.retry === undefined) return attempt(signal);
+      const retryOptions = policy.retry;
+      const retryPolicy = createRetry(
+        handleWhen((error) => {
+          if (parentSignal?.aborted === true) return false;
+          const normalised = toError(error);
+          if (retryOptions.retryOn !== undefined) {
+            try {
+              return retryOptions.retryOn(normalised, { toolName, toolInput, attempt: attemptState.attempts });
+            } catch (hookError) {
+              this.log("warn", `retry.retryOn threw for tool "${toolName}"; not retrying.`, { toolName, error: toError(hookError) });
+              return false;
+            }
+          }
+          return isRetryableError(normalised);
+        }),
+        {
+          maxAttempts: retryOptions.maxAttempts - 1,
+          backoff: new ExponentialBackoff({
+            initialDelay: retryOptions.initialDelayMs,
+            maxDelay: retryOptions.maxDelayMs,
+            generator: generatorOf(retryOptions.jitter),
+          } as Partial<IExponentialBackoffOptions<unknown>>),
+        },
+      );
+      const listener = retryPolicy.onRetry((event) => {
+        this.emit({
+          type: "tool_retry",
+          toolName,
+          attempt: event.attempt + 1,
+          delayMs: event.delay,
+          error: "error" in event ? toError(event.error) : undefined,
+        });
+      });
+      try {
+        return await retryPolicy.execute(({ signal: inner }) => attempt(inner), signal);
+      } finally {
+        listener.dispose();
+      }
+    };
+
+    const neverAborted = parentSignal ?? new AbortController().signal;
+    if (policy.fallback === undefined) {
+      try {
+        const value = await retried(neverAborted);
+        return this.success(state, toolInput, value);
+      } catch (thrown) {
+        return this.failure(state, attemptState.lastError ?? toError(thrown), attemptState.attempts);
+      }
+    }
+    const fallbackPolicy = createFallback(
+      handleWhen(() => parentSignal?.aborted !== true),
+      () => FALLBACK_SIGNAL,
+    );
+    let value: unknown;
+    try {
+      value = await fallbackPolicy.execute(() => retried(neverAborted));
+    } catch (thrown) {
+      return this.failure(state, attemptState.lastError ?? toError(thrown), attemptState.attempts);
+    }
+    if (value !== FALLBACK_SIGNAL) return this.success(state, toolInput, value);
+    const cause = attemptState.lastError ?? new ToolExecutionError({ toolName, cause: new Error("unknown failure") });
+    return this.runFallback(state, policy.fallback, toolInput, cause, attemptState.attempts, config);
+  }
+
+  private async runFallback(
+    state: ToolState,
+    fallback: NonNullable<ResolvedToolPolicy["fallback"]>,
+    toolInput: unknown,
+    cause: Error,
+    attempts: number,
+    config: RunnableConfig,
+  ): Promise<CallResult> {
+    const toolName = state.name;
+    const context = { toolName, toolInput };
+    try {
+      if (typeof fallback === "string") return { observation: ensureReadableObservation(fallback, toolName), outcome: "fallback", error: cause };
+      if (typeof fallback === "function") {
+        const value = await fallback(cause, toolInput);
+        return { observation: this.format(value, context), outcome: "fallback", error: cause, artifact: value };
+      }
+      if ("message" in fallback) return { observation: ensureReadableObservation(fallback.message, toolName), outcome: "fallback", error: cause };
+      if ("value" in fallback) return { observation: this.format(fallback.value, context), outcome: "fallback", error: cause, artifact: fallback.value };
+      const backup = this.states.get(fallback.tool);
+      if (backup === undefined || backup === state) {
+        const error = new ToolExecutorOptionsError({
+          field: `policies.${toolName}.fallback.tool`,
+          value: fallback.tool,
+          reason: `no other tool named "${fallback.tool}" is wrapped by this executor (wrapped: ${[...this.states.keys()].join(", ")})`,
+        });
+        this.log("error", error.message, { toolName, error });
+        return this.failure(state, cause, attempts);
+      }
+      const backupResult = await this.runResilientWithoutFallback(backup, toolInput, config);
+      if (backupResult.outcome !== "success") {
+        return { observation: MODEL_MESSAGES.fallbackToolFailed(toolName, backup.name), outcome: outcomeOf(cause), error: cause };
+      }
+      return {
+        observation: MODEL_MESSAGES.fallbackUsed(toolName, backup.name, backupResult.observation),
+        outcome: "fallback",
+        error: cause,
+        artifact: backupResult.artifact,
+      };
+    } catch (fallbackError) {
+      this.log("warn", `Fallback of tool "${toolName}" threw.`, { toolName, error: toError(fallbackError), cause });
+      return this.failure(state, cause, attempts);
+    }
+  }
+
+  private async runResilientWithoutFallback(state: ToolState, toolInput: unknown, config: RunnableConfig): Promise<CallResult> {
+    const withoutFallback: ToolState = { ...state, policy: { ...state.policy, fallback: undefined } };
+    return this.runResilient(withoutFallback, toolInput, config);
+  }
+
+  private success(state: ToolState, toolInput: unknown, value: unknown): CallResult {
+    if (isDirectToolOutput(value)) return { observation: "", outcome: "success", direct: value, artifact: value };
+    return { observation: this.format(value, { toolName: state.name, toolInput }), outcome: "success", artifact: value };
+  }
+
+  private failure(state: ToolState, error: Error, attempts: number): CallResult {
+    return { observation: failureObservation(state, error, attempts), outcome: outcomeOf(error), error };
+  }
+
+  /** Calls the original tool once and checks its result; throws typed errors. */
+  private async callOriginal(state: ToolState, toolInput: unknown, signal: AbortSignal, config: RunnableConfig): Promise<unknown> {
+    const toolName = state.name;
+    const innerConfig: RunnableConfig = {
+      signal,
+      callbacks: undefined,
+      tags: config.tags,
+      metadata: config.metadata,
+      configurable: config.configurable,
+      runName: config.runName,
+    };
+    let value: unknown;
+    try {
+      value = await state.original.invoke(toolInput as never, innerConfig);
+    } catch (thrown) {
+      if (thrown instanceof ToolInputParsingException) {
+        throw new ToolValidationError({ toolName, issues: [{ path: "", message: thrown.message }], toolInput, cause: thrown });
+      }
+      throw new ToolExecutionError({ toolName, cause: toError(thrown) });
+    }
+    if (value instanceof Error) throw new ToolExecutionError({ toolName, cause: value });
+    if (isDirectToolOutput(value)) return value;
+    const failure = this.checkResult(state, toolInput, value);
+    if (failure !== undefined) {
+      throw new ToolResultCheckError({ toolName, label: failure.label, detail: failure.detail, status: failure.status });
+    }
+    return value;
+  }
+
+  private checkResult(state: ToolState, toolInput: unknown, value: unknown): ResultCheckFailure | undefined {
+    const { policy, name: toolName } = state;
+    if (policy.resultChecks !== undefined) {
+      const failure = checkResultShape(value, policy.resultChecks);
+      if (failure !== undefined) return failure;
+    }
+    if (policy.checkResult === undefined) return undefined;
+    const verdict = policy.checkResult(value, { toolName, toolInput });
+    if (verdict === undefined || verdict === true) return undefined;
+    if (verdict === false) return { label: "check_failed", detail: "checkResult rejected the result" };
+    if (typeof verdict === "string") return { label: "check_failed", detail: verdict };
+    return verdict as ResultCheckFailure;
+  }
+
+  /** Parses, validates and sanitises the input; extracts the side-effect confirmation. */
+  private async prepareInput(
+    state: ToolState,
+    rawInput: unknown,
+  ): Promise<{ toolInput: unknown; confirmed: boolean } | { issues: ToolInputIssue[]; observation: string }> {
+    const { policy, name: toolName } = state;
+    let toolInput: unknown;
+    let confirmed = false;
+    if (state.kind === "string") {
+      if (typeof rawInput === "string") toolInput = rawInput;
+      else if (rawInput === undefined || rawInput === null) toolInput = "";
+      else if (isRecord(rawInput) && Object.keys(rawInput).length <= 2 && (typeof rawInput.input === "string" || rawInput.input === undefined) && Object.keys(rawInput).every((key) => key === "input" || key === "confirm")) {
+        toolInput = rawInput.input ?? "";
+        if (rawInput.confirm === true) confirmed = true;
+      } else toolInput = previewText(rawInput);
+      if (policy.sideEffects) {
+        if (policy.confirmWhen !== undefined) confirmed = confirmed || policy.confirmWhen(toolInput, { toolName }) === true;
+        else if (CONFIRM_PREFIX.test(toolInput as string)) {
+          confirmed = true;
+          toolInput = (toolInput as string).replace(CONFIRM_PREFIX, "");
+        }
+      }
+    } else {
+      let value = rawInput;
+      if (typeof value === "string") {
+        const text = stripCodeFence(value);
+        try {
+          value = JSON.parse(text);
+        } catch {
+          const expected = describeSchemaFields(state.original.schema) ?? "see the tool description";
+          return { issues: [{ path: "", message: "input is not JSON" }], observation: MODEL_MESSAGES.notJson(toolName, expected) };
+        }
+      }
+      if (value === undefined || value === null) value = {};
+      if (!isRecord(value)) {
+        const expected = describeSchemaFields(state.original.schema) ?? "see the tool description";
+        return { issues: [{ path: "", message: "input must be a JSON object" }], observation: MODEL_MESSAGES.notJson(toolName, expected) };
+      }
+      if (policy.sideEffects) {
+        confirmed = policy.confirmWhen !== undefined ? policy.confirmWhen(value, { toolName }) === true : value.confirm === true;
+        if ("confirm" in value) {
+          const { confirm: _confirm, ...rest } = value;
+          value = rest;
+        }
+      }
+      if (isInteropZodSchema(state.original.schema)) {
+        const parsed = await interopSafeParseAsync(state.original.schema as InteropZodType, value);
+        if (!parsed.success) {
+          const issues = issuesOf(parsed.error.issues);
+          return { issues, observation: MODEL_MESSAGES.invalidInput(toolName, issues, describeSchemaFields(state.original.schema)) };
+        }
+      }
+      toolInput = value;
+    }
+    if (policy.validate !== undefined) {
+      const parsed = await interopSafeParseAsync(policy.validate, toolInput);
+      if (!parsed.success) {
+        const issues = issuesOf(parsed.error.issues);
+        return { issues, observation: MODEL_MESSAGES.invalidInput(toolName, issues) };
+      }
+      toolInput = parsed.data;
+    }
+    if (policy.sanitize !== undefined) toolInput = policy.sanitize(toolInput, { toolName });
+    return { toolInput, confirmed };
+  }
+
+  private format(value: unknown, context: { toolName: string; toolInput: unknown }): string {
+    const formatter = this.options.formatObservation;
+    if (formatter === defaultFormatObservation) return defaultFormatObservation(value, context);
+    try {
+      const text = formatter(value, context);
+      if (typeof text === "string" && text.trim() !== "") return ensureReadableObservation(text, context.toolName);
+      this.log("warn", `formatObservation returned ${typeof text === "string" ? "a blank string" : typeof text} for tool "${context.toolName}"; using the default format.`, {
+        toolName: context.toolName,
+      });
+    } catch (formatError) {
+      this.log("warn", `formatObservation threw for tool "${context.toolName}"; using the default format.`, {
+        toolName: context.toolName,
+        error: toError(formatError),
+      });
+    }
+    return defaultFormatObservation(value, context);
+  }
+
+  /** Finds the run of a call: a registered run in the store, else the tool run's parent run. */
+  private findRun(runManager: CallbackManagerForToolRun | undefined, config: RunnableConfig): RunHandle {
+    const ids = [...runIdsFrom(runManager), ...runIdsFrom(config)];
+    const store = this.options.runContext;
+    if (store !== undefined) {
+      for (const id of ids) {
+        const context = store.contextOf(id);
+        if (context !== undefined) {
+          let slot = context.slots.get(this.slotKey) as RunSlot | undefined;
+          if (slot === undefined) {
+            slot = { callCounts: new Map(), idempotency: new Map() };
+            context.slots.set(this.slotKey, slot);
+          }
+          return { runId: context.runId, context, slot };
+        }
+      }
+    }
+    const parentRunId = runManager?.parentRunId ?? ids[1];
+    if (parentRunId === undefined) return { runId: undefined, context: undefined, slot: undefined };
+    let slot = this.trackedRuns.get(parentRunId);
+    if (slot === undefined) {
+      slot = { callCounts: new Map(), idempotency: new Map() };
+      this.trackedRuns.set(parentRunId, slot);
+      while (this.trackedRuns.size > this.options.maxTrackedRuns) {
+        const oldest = this.trackedRuns.keys().next().value;
+        if (oldest === undefined) break;
+        this.trackedRuns.delete(oldest);
+      }
+    }
+    return { runId: parentRunId, context: undefined, slot };
+  }
+
+  private drainNotes(run: RunHandle): string | undefined {
+    const notes = run.context?.loop.pendingNotes;
+    if (notes === undefined || notes.length === 0) return undefined;
+    const drained = notes.splice(0, notes.length).filter((note) => typeof note === "string" && note.trim() !== "");
+    return drained.length === 0 ? undefined : drained.join("\n");
+  }
+
+  private warnNoRun(toolName: string, feature: string): void {
+    if (this.warnedNoRun) return;
+    this.warnedNoRun = true;
+    this.log(
+      "warn",
+      `Tool "${toolName}" has ${feature} but the call carries no run id (no LangChain callback handler attached), so per-run limits are not applied. Attach any callback handler (e.g. LoopControlHandler) to the executor.`,
+      { toolName },
+    );
+  }
+
+  private emit(event: Parameters<typeof emitEvent>[0]): void {
+    emitEvent(event, [this.options.metrics, this.options.onEvent], (error) =>
+      this.log("warn", "An event recorder or listener threw; the event was dropped for it.", { error: toError(error), eventType: event.type }),
+    );
+  }
+
+  private log(level: keyof ToolExecutorLogger, message: string, fields?: Record<string, unknown>): void {
+    try {
+      this.options.logger[level]?.(message, fields);
+    } catch {
+      // A broken logger must never break a tool call.
+    }
+  }
+}
+
+function generatorOf(jitter: string): IExponentialBackoffOptions<unknown>["generator"] {
+  if (jitter === "none") return noJitterGenerator as IExponentialBackoffOptions<unknown>["generator"];
+  if (jitter === "full") return fullJitterGenerator as IExponentialBackoffOptions<unknown>["generator"];
+  return decorrelatedJitterGenerator as IExponentialBackoffOptions<unknown>["generator"];
+}
+
+function isKnownFailure(thrown: unknown): boolean {
+  return (
+    ToolTimeoutError.isInstance(thrown) ||
+    CircuitOpenError.isInstance(thrown) ||
+    BulkheadRejectedError.isInstance(thrown) ||
+    ToolValidationError.isInstance(thrown) ||
+    ToolResultCheckError.isInstance(thrown) ||
+    ToolExecutionError.isInstance(thrown)
+  );
+}
+
+/** Failures that count towards opening a circuit: not input errors, not bulkhead rejections. */
+function countsAgainstCircuit(error: Error): boolean {
+  return !ToolValidationError.isInstance(error) && !BulkheadRejectedError.isInstance(error) && !(error instanceof CockatielBulkheadRejectedError);
+}
+
+function failureObservation(state: ToolState, error: Error, attempts: number): string {
+  const toolName = state.name;
+  if (ToolTimeoutError.isInstance(error)) return MODEL_MESSAGES.timeout(toolName, error.timeoutMs, attempts);
+  if (CircuitOpenError.isInstance(error)) return MODEL_MESSAGES.circuitOpen(toolName, state.policy.circuitBreaker?.halfOpenAfterMs ?? 0);
+  if (BulkheadRejectedError.isInstance(error)) return MODEL_MESSAGES.bulkheadRejected(toolName, error.maxConcurrent);
+  if (ToolValidationError.isInstance(error)) return MODEL_MESSAGES.invalidInput(toolName, error.issues);
+  if (ToolResultCheckError.isInstance(error)) return MODEL_MESSAGES.resultCheckFailed(toolName, error.label, error.detail, isRetryableError(error));
+  const cause = ToolExecutionError.isInstance(error) ? error.cause : error;
+  if (cause.name === "AbortError" || cause instanceof TaskCancelledError) return MODEL_MESSAGES.cancelled(toolName);
+  const status = httpStatusOf(cause);
+  if (status !== undefined && status >= 400 && status < 500 && status !== 429) return MODEL_MESSAGES.clientError(toolName, status, cause.message);
+  if (isRetryableError(error)) return MODEL_MESSAGES.retryableError(toolName, cause.message, attempts);
+  return MODEL_MESSAGES.permanentError(toolName, cause.message);
+}
+
+/** Adds an optional `confirm: boolean` to an object schema (zod v3, zod v4 or JSON schema). */
+function withConfirmField(schema: unknown): unknown {
+  const description = "Set to true only to really perform this action; without it you get a dry-run preview.";
+  try {
+    if (isInteropZodObject(schema)) {
+      const confirm = isZodSchemaV3(schema) ? zodV3.boolean().optional().describe(description) : zodV4.boolean().optional().describe(description);
+      return extendInteropZodObject(schema as InteropZodObject, { confirm } as never);
+    }
+  } catch {
+    return schema;
+  }
+  if (isRecord(schema) && schema.type === "object" && !isInteropZodSchema(schema)) {
+    const properties = isRecord(schema.properties) ? schema.properties : {};
+    return { ...schema, properties: { ...properties, confirm: { type: "boolean", description } } };
+  }
+  return schema;
+}
