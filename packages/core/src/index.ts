@@ -41,3 +41,11 @@ export {
   type ReActLabelSet,
 } from "./label-grammar";
 export { actionKey, fingerprintObservation, normalizeToolInput, stableStringify } from "./fingerprint";
+export {
+  buildLoopStopFinish,
+  DEFAULT_LOOP_FINISH_OPTIONS,
+  LOOP_FINISH_INTROS,
+  type LoopFinishOptions,
+  type LoopFinishStep,
+  type LoopStopFinish,
+} from "./loop-finish";

@@ -1,0 +1,49 @@
+import { buildLoopStopFinish, DEFAULT_LOOP_FINISH_OPTIONS } from "./loop-finish";
+
+describe("buildLoopStopFinish", () => {
+  const steps = [
+    { action: { tool: "search", toolInput: "weather Paris" }, observation: "22 °C and sunny" },
+    { action: { tool: "_Exception", toolInput: "Invalid Format" }, observation: "Invalid Format" },
+    { action: { tool: "search", toolInput: "weather Paris" }, observation: "22 °C and sunny" },
+  ];
+
+  describe("with findings", () => {
+    it("returns the stop reason and lists distinct findings, then the escape hatch", () => {
+      const finish = buildLoopStopFinish({ reason: "repeat", message: "search was called 3 times." }, steps);
+      expect(finish.returnValues.stopReason).toBe("repeat");
+      expect(finish.returnValues.output).toBe(
+        [
+          "I stopped because I kept repeating the same step without getting new information.",
+          "What I found so far:",
+          "- search(weather Paris): 22 °C and sunny",
+          "",
+          DEFAULT_LOOP_FINISH_OPTIONS.escapeHatch,
+        ].join("\n"),
+      );
+      expect(finish.log).toBe("search was called 3 times.");
+    });
+
+    it("quotes object inputs as sorted JSON and cuts long observations", () => {
+      const finish = buildLoopStopFinish(
+        { reason: "max_steps", message: "m" },
+        [{ action: { tool: "lookup", toolInput: { b: 1, a: 2 } }, observation: "x".repeat(50) }],
+        { maxObservationChars: 10, escapeHatch: "" },
+      );
+      expect(finish.returnValues.output).toBe(
+        "I reached the maximum number of steps before I could finish.\nWhat I found so far:\n- lookup({\"a\":2,\"b\":1}): xxxxxxxxx…",
+      );
+    });
+  });
+
+  describe("without findings", () => {
+    it("says nothing useful was found and uses a custom output key and escape hatch", () => {
+      const finish = buildLoopStopFinish({ reason: "time_budget", message: "m" }, [], {
+        outputKey: "answer",
+        escapeHatch: "Type 'human' to reach a person.",
+      });
+      expect(finish.returnValues.answer).toBe(finish.returnValues.output);
+      expect(finish.returnValues.output).toContain("I did not find anything useful yet.");
+      expect(finish.returnValues.output.endsWith("Type 'human' to reach a person.")).toBe(true);
+    });
+  });
+});

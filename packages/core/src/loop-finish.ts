@@ -1,0 +1,132 @@
+import type { AgentFinish } from "@langchain/core/agents";
+import type { StopReason } from "./events";
+import type { LoopStopDecision } from "./run-context";
+import { stableStringify } from "./fingerprint";
+
+/**
+ * Builds the graceful `AgentFinish` a ReAct agent returns when loop control has decided to stop a
+ * run (`RunContext.loop.stop`, `mode: "finish"`): no extra model call, an answer made of what the
+ * run found so far, then an escape-hatch line. Lives in core so an agent can use it without
+ * importing `@reins/loop-control`.
+ */
+
+/** A completed step, structurally LangChain's `AgentStep`. */
+export interface LoopFinishStep {
+  readonly action: { readonly tool: string; readonly toolInput: unknown };
+  readonly observation: unknown;
+}
+
+/** Options of {@link buildLoopStopFinish}. */
+export interface LoopFinishOptions {
+  /**
+   * The last line of the answer: how the user can get further help. An empty string leaves it out.
+   * @default "If this does not answer your question, reply \"human\" to reach a person."
+   */
+  escapeHatch?: string;
+  /**
+   * Most recent distinct findings listed.
+   * @default 5
+   */
+  maxFindings?: number;
+  /**
+   * Longest observation quoted per finding, in characters.
+   * @default 300
+   */
+  maxObservationChars?: number;
+  /**
+   * The key of the answer in `returnValues` (the agent's `returnValues[0]`).
+   * @default "output"
+   */
+  outputKey?: string;
+  /**
+   * Tools whose steps are not findings (AgentExecutor's parse-error pseudo-tool).
+   * @default ["_Exception"]
+   */
+  ignoreTools?: readonly string[];
+}
+
+/** Defaults of {@link LoopFinishOptions}. */
+export const DEFAULT_LOOP_FINISH_OPTIONS = Object.freeze({
+  escapeHatch: 'If this does not answer your question, reply "human" to reach a person.',
+  maxFindings: 5,
+  maxObservationChars: 300,
+  outputKey: "output",
+  ignoreTools: Object.freeze(["_Exception"]) as readonly string[],
+});
+
+/** The user-facing first sentence for each stop reason. */
+export const LOOP_FINISH_INTROS: Readonly<Record<StopReason, string>> = Object.freeze({
+  final_answer: "Here is what I found.",
+  max_steps: "I reached the maximum number of steps before I could finish.",
+  time_budget: "I ran out of time before I could finish.",
+  token_budget: "I reached my usage budget before I could finish.",
+  cost_budget: "I reached my cost budget before I could finish.",
+  repeat: "I stopped because I kept repeating the same step without getting new information.",
+  cycle: "I stopped because I was going in circles between the same steps.",
+  stall: "I stopped because I was not making progress.",
+  error: "I had to stop because of an error.",
+});
+
+/** The `AgentFinish` built by {@link buildLoopStopFinish}. */
+export interface LoopStopFinish extends AgentFinish {
+  readonly returnValues: { output: string; stopReason: StopReason } & Record<string, unknown>;
+}
+
+function oneLine(value: unknown, maxChars: number): string {
+  const text = (typeof value === "string" ? value : stableStringify(value)).replace(/\s+/g, " ").trim();
+  return text.length <= maxChars ? text : `${text.slice(0, Math.max(0, maxChars - 1))}…`;
+}
+
+/**
+ * Builds the `AgentFinish` for a stopped run.
+ *
+ * `returnValues` carries the answer under `outputKey` (and under `output`) plus `stopReason`, so
+ * AgentExecutor's result has `{ output, stopReason }`. `log` holds the operator-facing decision
+ * message. The answer lists the most recent distinct tool results (tool, input, observation),
+ * skipping empty observations and parse-error steps.
+ *
+ * @param decision - the run's `RunContext.loop.stop`
+ * @param steps - the steps the executor passed to the agent's `plan` (AgentStep[])
+ * @param options - see {@link LoopFinishOptions}
+ * @returns an `AgentFinish` whose `returnValues` are `{ output, stopReason }`
+ * @example
+ * ```ts
+ * const decision = runContext.contextOf(runId)?.loop.stop;
+ * if (decision !== undefined) return buildLoopStopFinish(decision, steps, { escapeHatch: "Type 'human' to reach a person." });
+ * ```
+ */
+export function buildLoopStopFinish(
+  decision: LoopStopDecision,
+  steps: readonly LoopFinishStep[],
+  options: LoopFinishOptions = {},
+): LoopStopFinish {
+  const escapeHatch = options.escapeHatch ?? DEFAULT_LOOP_FINISH_OPTIONS.escapeHatch;
+  const maxFindings = options.maxFindings ?? DEFAULT_LOOP_FINISH_OPTIONS.maxFindings;
+  const maxObservationChars = options.maxObservationChars ?? DEFAULT_LOOP_FINISH_OPTIONS.maxObservationChars;
+  const outputKey = options.outputKey ?? DEFAULT_LOOP_FINISH_OPTIONS.outputKey;
+  const ignoreTools = new Set(options.ignoreTools ?? DEFAULT_LOOP_FINISH_OPTIONS.ignoreTools);
+
+  const findings: string[] = [];
+  const seen = new Set<string>();
+  for (let index = steps.length - 1; index >= 0 && findings.length < maxFindings; index -= 1) {
+    const step = steps[index];
+    if (ignoreTools.has(step.action.tool)) continue;
+    const observation = oneLine(step.observation ?? "", maxObservationChars);
+    if (observation.length === 0) continue;
+    const input = oneLine(step.action.toolInput ?? "", 120);
+    const finding = `- ${step.action.tool}(${input}): ${observation}`;
+    if (seen.has(finding)) continue;
+    seen.add(finding);
+    findings.unshift(finding);
+  }
+
+  const lines = [LOOP_FINISH_INTROS[decision.reason] ?? LOOP_FINISH_INTROS.error];
+  if (findings.length > 0) lines.push("What I found so far:", ...findings);
+  else lines.push("I did not find anything useful yet.");
+  if (escapeHatch.length > 0) lines.push("", escapeHatch);
+  const output = lines.join("\n");
+  return {
+    returnValues: { [outputKey]: output, output, stopReason: decision.reason },
+    log: decision.message,
+  };
+}
