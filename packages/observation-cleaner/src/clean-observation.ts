@@ -1,0 +1,395 @@
+/**
+ * `cleanObservation`: any tool result → a short, safe observation that keeps the facts.
+ * Pipeline: normalise (bytes, escapes, mojibake, control characters) → detect (JSON, XML, HTML,
+ * text) → condense (JSON/XML) or convert (HTML) → fit the budget (structure-aware) → neutralise
+ * ReAct control lines → count tokens and fingerprint.
+ */
+import { fingerprintObservation, stableStringify } from "@reins/core";
+import { jsonrepair } from "jsonrepair";
+import { condenseTree, PathMatcher, keyPriority } from "./condense";
+import { Notes, decodeBytes, decodeText, normalizeControlCharacters } from "./decode";
+import { htmlToText, looksLikeHtml } from "./html";
+import { parseJsonText } from "./json-text";
+import {
+  EMPTY_TEXT,
+  KEY_FIELDS_HEADER,
+  NO_DATA_TEXT,
+  NO_READABLE_TEXT,
+  emptyContainerText,
+  unreadableValueText,
+} from "./messages";
+import { neutralizeControlLines } from "./neutralize";
+import {
+  resolveCleanObservationOptions,
+  type CleanObservationOptions,
+  type ObservationContext,
+} from "./options";
+import { RENDER_LEVELS, renderJson, renderText, shortenString } from "./render";
+import { countTokensCl100k } from "./tokens";
+import { truncateText } from "./truncate-text";
+import { isScalar, scalarText, stringNode, treeFromValue, type ScalarNode, type TreeNode } from "./tree";
+import { looksLikeXml, xmlToTree } from "./xml";
+
+/** A cleaned observation and what was done to produce it. */
+export interface CleanedObservation {
+  /** The observation text for the model. Never empty; within `maxChars` (and `maxTokens`). */
+  readonly text: string;
+  /** True when anything was cut to fit the budget (lists, strings, text, fields). */
+  readonly truncated: boolean;
+  /** Size of the raw value in characters: string length, byte length, or length of its JSON. */
+  readonly rawChars: number;
+  /** `text.length`. */
+  readonly cleanChars: number;
+  /** Tokens of `text` (js-tiktoken `cl100k_base` unless `countTokens` is given). */
+  readonly tokens: number;
+  /** `@reins/core`'s `fingerprintObservation(text)`, the one loop control compares. */
+  readonly fingerprint: string;
+  /** Short operator-facing notes: decoding, conversions, dropped noise, cuts, neutralised labels. */
+  readonly notes: readonly string[];
+}
+
+const MAX_JSON_REPAIR_CHARS = 2_000_000;
+const MAX_NESTED_JSON_CHARS = 1_000_000;
+
+function measureRawChars(value: unknown): number {
+  if (typeof value === "string") return value.length;
+  if (value === null || value === undefined) return 0;
+  if (value instanceof Uint8Array || value instanceof ArrayBuffer) return value.byteLength;
+  try {
+    const json = JSON.stringify(value, (_key, item: unknown) => (typeof item === "bigint" ? item.toString() : item));
+    if (typeof json === "string") return json.length;
+  } catch {
+    // Circular or too deep for JSON.stringify: measure the stable form instead.
+  }
+  try {
+    return stableStringify(value).length;
+  } catch {
+    return 0;
+  }
+}
+
+/** A tree converted to plain JavaScript for templates; numbers stay strings when `Number` would change them. */
+function treeToPlain(node: TreeNode): unknown {
+  switch (node.kind) {
+    case "string":
+      return node.value;
+    case "number": {
+      const value = Number(node.text);
+      return String(value) === node.text ? value : node.text;
+    }
+    case "boolean":
+      return node.value;
+    case "null":
+      return null;
+    case "array":
+      return node.items.map(treeToPlain);
+    case "table":
+      return node.rows.map((row) => Object.fromEntries(row.map((cell, index) => [node.columns[index] ?? String(index), treeToPlain(cell)])));
+    default: {
+      const record: Record<string, unknown> = {};
+      for (const [key, value] of node.entries) Object.defineProperty(record, key, { value: treeToPlain(value), enumerable: true, writable: true, configurable: true });
+      return record;
+    }
+  }
+}
+
+type Content =
+  | { readonly kind: "empty"; readonly text: string }
+  | { readonly kind: "text"; readonly text: string; readonly tailShare: number }
+  | { readonly kind: "tree"; readonly tree: TreeNode };
+
+class Cleaner {
+  readonly notes = new Notes();
+
+  constructor(
+    private readonly options: Readonly<CleanObservationOptions>,
+    private readonly context: ObservationContext,
+  ) {}
+
+  private readonly stringLeaf = (value: string, depth: number): TreeNode => {
+    const text = decodeText(value, this.notes);
+    const first = text.trimStart()[0];
+    if ((first === "{" || first === "[") && text.length <= MAX_NESTED_JSON_CHARS && depth < this.options.maxDepth - 1) {
+      const trimmed = text.trim();
+      const last = trimmed[trimmed.length - 1];
+      if ((first === "{" && last === "}") || (first === "[" && last === "]")) {
+        const nested = parseJsonText(trimmed, this.notes, this.options.maxDepth - depth, this.stringLeaf);
+        if (nested !== undefined) {
+          this.notes.add("parsed JSON text found inside a field");
+          return nested;
+        }
+      }
+    }
+    if (text.includes("<") && text.includes(">") && looksLikeHtml(text, 2)) {
+      const converted = htmlToText(text).text;
+      if (converted.length > 0) {
+        this.notes.add("converted HTML inside fields to text");
+        return stringNode(converted);
+      }
+    }
+    return stringNode(text);
+  };
+
+  /** Works out what a string holds. */
+  private readText(raw: string, decodingDepth: number): Content {
+    const text = normalizeControlCharacters(raw, this.notes);
+    const trimmed = text.trim();
+    if (trimmed.length === 0) return { kind: "empty", text: EMPTY_TEXT };
+    const first = trimmed[0];
+    if (first === "{" || first === "[") {
+      let tree = parseJsonText(trimmed, this.notes, this.options.maxDepth, this.stringLeaf);
+      if (tree === undefined && trimmed.length <= MAX_JSON_REPAIR_CHARS) {
+        try {
+          const repaired = jsonrepair(trimmed);
+          tree = parseJsonText(repaired, this.notes, this.options.maxDepth, this.stringLeaf);
+          if (tree !== undefined) this.notes.add("repaired malformed JSON (jsonrepair)");
+        } catch {
+          // Not JSON after all: read it as text below.
+        }
+      }
+      if (tree !== undefined) {
+        if (tree.kind === "string" && decodingDepth < 3) return this.readText(tree.value, decodingDepth + 1);
+        return { kind: "tree", tree };
+      }
+    }
+    if (first === '"' && trimmed.endsWith('"') && trimmed.length >= 2 && decodingDepth < 3) {
+      try {
+        const inner: unknown = JSON.parse(trimmed);
+        if (typeof inner === "string") {
+          this.notes.add("decoded double-encoded JSON text");
+          return this.readText(inner, decodingDepth + 1);
+        }
+      } catch {
+        // A quoted text, not a JSON string: keep as text.
+      }
+    }
+    if (first === "<" || text.includes("</")) {
+      if (looksLikeHtml(trimmed, first === "<" ? 1 : 3) && !trimmed.startsWith("<?xml")) {
+        const { text: pageText, mainRegionOnly } = htmlToText(trimmed);
+        this.notes.add(mainRegionOnly ? "converted HTML to text (main region of the page)" : "converted HTML to text");
+        if (pageText.trim().length === 0) return { kind: "empty", text: NO_READABLE_TEXT };
+        return { kind: "text", text: decodeText(pageText, this.notes), tailShare: 0.08 };
+      }
+      if (first === "<" && looksLikeXml(trimmed)) {
+        const tree = xmlToTree(trimmed, this.notes, this.options.maxDepth, this.stringLeaf);
+        if (tree !== undefined) {
+          this.notes.add("read XML as fields");
+          return { kind: "tree", tree };
+        }
+      }
+    }
+    return { kind: "text", text: decodeText(trimmed, this.notes), tailShare: 0.25 };
+  }
+
+  read(value: unknown): Content {
+    if (value === null || value === undefined) return { kind: "empty", text: NO_DATA_TEXT };
+    if (typeof value === "string") return this.readText(value, 0);
+    if (value instanceof Uint8Array || value instanceof ArrayBuffer) {
+      const bytes = value instanceof ArrayBuffer ? new Uint8Array(value) : value;
+      this.notes.add("decoded bytes as UTF-8");
+      return this.readText(decodeBytes(bytes, this.notes), 0);
+    }
+    const tree = treeFromValue(value, this.notes, this.options.maxDepth, this.stringLeaf);
+    if (tree.kind === "string" && tree.marker !== true) return this.readText(tree.value, 0);
+    return { kind: "tree", tree };
+  }
+
+  private tokens(text: string): number {
+    const counter = this.options.countTokens ?? countTokensCl100k;
+    try {
+      const count = counter(text);
+      if (typeof count === "number" && Number.isFinite(count) && count >= 0) return count;
+      this.notes.add("countTokens returned no usable number; estimated as characters / 4");
+    } catch {
+      this.notes.add("countTokens threw; estimated as characters / 4");
+    }
+    return Math.ceil(text.length / 4);
+  }
+
+  private neutralize(text: string): string {
+    if (!this.options.neutralizeLabels) return text;
+    const { text: neutralized, labels } = neutralizeControlLines(text, this.options.labels);
+    if (labels.length > 0) {
+      const names = [...new Set(labels)].slice(0, 5).join(", ");
+      this.notes.add(`neutralised ${labels.length} line(s) that read as ReAct control lines (${names})`);
+    }
+    return neutralized;
+  }
+
+  /** Final guard: neutralise again (a cut can start a line mid-text) and never exceed the budget. */
+  private finish(text: string, truncated: boolean): { text: string; truncated: boolean; tokens: number } {
+    let result = this.neutralize(text);
+    let cut = truncated;
+    if (result.length > this.options.maxChars) {
+      result = truncateText(result, this.options.maxChars, 0).text;
+      cut = true;
+    }
+    let tokens = this.tokens(result);
+    const maxTokens = this.options.maxTokens;
+    for (let attempt = 0; maxTokens !== undefined && tokens > maxTokens && attempt < 6; attempt += 1) {
+      const target = Math.max(40, Math.floor(result.length * (maxTokens / tokens) * 0.92));
+      result = this.neutralize(truncateText(result, target, 0.1).text);
+      if (result.length > target) result = result.slice(0, target);
+      cut = true;
+      tokens = this.tokens(result);
+    }
+    if (maxTokens !== undefined && tokens > maxTokens) {
+      // A counter that disagrees with itself: cut by the worst case of one token per character.
+      result = result.slice(0, maxTokens);
+      tokens = this.tokens(result);
+    }
+    if (result.trim().length === 0) result = EMPTY_TEXT;
+    return { text: result, truncated: cut, tokens };
+  }
+
+  private fitText(text: string, tailShare: number): { text: string; truncated: boolean } {
+    const neutralized = this.neutralize(text);
+    const cut = truncateText(neutralized, this.options.maxChars, tailShare);
+    if (cut.truncated) this.notes.add(`cut text to ${this.options.maxChars} characters (head, outline, tail)`);
+    return cut;
+  }
+
+  private keyFields(tree: TreeNode): string[] {
+    const lines: string[] = [];
+    const visit = (node: TreeNode, path: string, depth: number): void => {
+      if (lines.length >= 20 || depth > 12) return;
+      if (node.kind === "object") {
+        for (const [key, value] of node.entries) {
+          const childPath = path ? `${path}.${key}` : key;
+          if (keyPriority(key) > 0 && isScalar(value)) lines.push(`${childPath}: ${shortenString(scalarText(value as ScalarNode), 300)}`);
+          else visit(value, childPath, depth + 1);
+        }
+      } else if (node.kind === "array") {
+        node.items.slice(0, 10).forEach((item, index) => visit(item, `${path}[${index}]`, depth + 1));
+      }
+    };
+    visit(tree, "", 0);
+    return lines;
+  }
+
+  private fitTree(tree: TreeNode): { text: string; truncated: boolean } {
+    const render = this.options.style === "json" ? renderJson : renderText;
+    const { maxChars, maxTokens } = this.options;
+    for (const limits of RENDER_LEVELS) {
+      const output = render(tree, limits, maxChars + 1);
+      if (output.overflow) continue;
+      const text = this.neutralize(output.text);
+      if (text.length > maxChars) continue;
+      if (maxTokens !== undefined && this.tokens(text) > maxTokens) continue;
+      if (output.cut) this.notes.add("shortened long lists, texts or nesting to fit the budget");
+      return { text, truncated: output.cut };
+    }
+    // Even the tightest limits do not fit: status and error fields first, then the start and end.
+    const last = RENDER_LEVELS[RENDER_LEVELS.length - 1] as (typeof RENDER_LEVELS)[number];
+    const body = this.neutralize(render(tree, last, maxChars * 8).text);
+    const keyFields = this.keyFields(tree);
+    const header = keyFields.length > 0 ? `${KEY_FIELDS_HEADER}:\n${keyFields.map((line) => `  ${line}`).join("\n")}\n\n` : "";
+    const headerText = this.neutralize(header.length > maxChars / 2 ? truncateText(header, Math.floor(maxChars / 2), 0).text : header);
+    const rest = truncateText(body, maxChars - headerText.length, 0.15).text;
+    this.notes.add("cut the condensed structure to fit the budget (key fields first)");
+    return { text: headerText + rest, truncated: true };
+  }
+
+  private fromTemplate(tree: TreeNode): string | undefined {
+    const template = this.options.template;
+    if (template === undefined) return undefined;
+    try {
+      const text = template(treeToPlain(tree), this.context);
+      if (typeof text === "string" && text.trim().length > 0) {
+        this.notes.add("formatted with the tool's template");
+        return decodeText(text, this.notes);
+      }
+      this.notes.add("the template returned no text; used the default style");
+    } catch (error) {
+      this.notes.add(`the template threw (${error instanceof Error ? error.message : String(error)}); used the default style`);
+    }
+    return undefined;
+  }
+
+  clean(value: unknown): { text: string; truncated: boolean; tokens: number } {
+    const content = this.read(value);
+    if (content.kind === "empty") return this.finish(content.text, false);
+    if (content.kind === "text") {
+      const fitted = this.fitText(content.text, content.tailShare);
+      return this.finish(fitted.text, fitted.truncated);
+    }
+    const fromTemplate = this.fromTemplate(content.tree);
+    if (fromTemplate !== undefined) {
+      const fitted = this.fitText(fromTemplate, 0.2);
+      return this.finish(fitted.text, fitted.truncated);
+    }
+    const matchers = { keep: new PathMatcher(this.options.keep), drop: new PathMatcher(this.options.drop) };
+    let condensed = condenseTree(content.tree, { ...matchers, dropNoise: this.options.dropNoise, dropNulls: this.options.dropNulls }, this.notes);
+    if (condensed === undefined) {
+      condensed = condenseTree(content.tree, { ...matchers, dropNoise: false, dropNulls: false }, this.notes);
+      if (condensed !== undefined) this.notes.add("nothing was left after dropping noise; showing every field");
+    }
+    if (condensed === undefined) {
+      const kind = content.tree.kind === "array" ? "list" : content.tree.kind === "table" ? "table" : "object";
+      return this.finish(emptyContainerText(kind), false);
+    }
+    const fitted = this.fitTree(condensed);
+    return this.finish(fitted.text, fitted.truncated);
+  }
+}
+
+function previewOf(value: unknown): string {
+  try {
+    return shortenString(String(value), 200);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
+
+/**
+ * Cleans with options already resolved (what {@link ObservationCleaner} calls per tool).
+ * Never throws.
+ */
+export function cleanWithResolvedOptions(
+  value: unknown,
+  options: Readonly<CleanObservationOptions>,
+  context: ObservationContext = {},
+): CleanedObservation {
+  const rawChars = measureRawChars(value);
+  const cleaner = new Cleaner(options, context);
+  let result: { text: string; truncated: boolean; tokens: number };
+  try {
+    result = cleaner.clean(value);
+  } catch (error) {
+    cleaner.notes.add(`cleaning failed (${error instanceof Error ? error.message : String(error)}); kept a preview`);
+    const text = shortenString(unreadableValueText(previewOf(value)), options.maxChars);
+    result = { text, truncated: true, tokens: Math.ceil(text.length / 4) };
+  }
+  return Object.freeze({
+    text: result.text,
+    truncated: result.truncated,
+    rawChars,
+    cleanChars: result.text.length,
+    tokens: result.tokens,
+    fingerprint: fingerprintObservation(result.text),
+    notes: Object.freeze(cleaner.notes.list()),
+  });
+}
+
+/**
+ * Turns any tool result into a short, safe observation that keeps the facts. Pure and
+ * synchronous; never throws on any value (only on invalid options).
+ *
+ * @param value - what the tool returned: a string (JSON, XML, HTML or text), an object, array,
+ *   `Buffer`/`Uint8Array`, `Date`, `BigInt`, `Map`, `Set`, `Error`, circular structures, `null`…
+ * @param options - partial {@link CleanObservationOptions} over {@link DEFAULT_CLEAN_OBSERVATION_OPTIONS}
+ * @param context - the tool name and input, passed to a `template`
+ * @returns the observation text and what was done to it
+ * @throws {ObservationCleanerOptionsError} when an option is invalid
+ * @example
+ * ```ts
+ * const { text, truncated, notes } = cleanObservation(await fetch(url).then((r) => r.text()));
+ * ```
+ */
+export function cleanObservation(
+  value: unknown,
+  options?: Partial<CleanObservationOptions>,
+  context?: ObservationContext,
+): CleanedObservation {
+  return cleanWithResolvedOptions(value, resolveCleanObservationOptions(options), context);
+}

@@ -1,0 +1,365 @@
+/**
+ * JSON condensation: drops transport and metadata noise, empty values and repeats; keeps status,
+ * code, error and message fields (and puts them first); pairs parallel arrays and uniform lists
+ * of records into tables. Values are never rewritten: numbers keep their source text, strings are
+ * only trimmed (and URLs lose tracking parameters).
+ */
+import type { Notes } from "./decode";
+import { sameAsMarker } from "./messages";
+import {
+  isScalar,
+  markerNode,
+  scalarText,
+  stringNode,
+  type ObjectNode,
+  type ScalarNode,
+  type TableNode,
+  type TreeNode,
+} from "./tree";
+
+/** Field names that carry a call's outcome; never dropped, rendered first. */
+const ERROR_KEY = /^(?:errors?|error_?(?:code|message|description|type|details?)|errorCode|errorMessage|faults?|exception|problems?)$|(?:_error|Error)$/;
+const STATUS_KEY =
+  /^(?:status|status_?code|statusCode|state|code|cod|message|messages|msg|detail|reason|ok|success|warning|warnings|result_?code|resultCode)$|(?:_status|Status|_state)$/;
+
+/** 2 for error fields, 1 for status fields, 0 otherwise. */
+export function keyPriority(key: string): number {
+  if (ERROR_KEY.test(key)) return 2;
+  if (STATUS_KEY.test(key)) return 1;
+  return 0;
+}
+
+// Transport/metadata noise by field name. `url` itself is kept (often the answer); `*_url`
+// link templates (GitHub), `*Url` and `*_link` variants are not.
+const NOISE_KEY =
+  /^(?:headers?|_links|_meta|__typename|etag|e_tag|ETag|node_id|nodeId|gravatar_id|request_?id|requestId|trace_?id|traceId|span_?id|spanId|correlation_?id|correlationId|transaction_?id|transactionId|customerTransactionId|x-[\w-]+|cursor|next_?cursor|nextCursor|page_?token|next_?page_?token|nextPageToken|continue|batchcomplete|search_metadata|search_parameters|json_endpoint|raw_html_file|favicon|favicons|avatar|avatars|icon|icons|logo|sprite|thumbnail|thumbnails|originalimage|serpapi_\w+)$|.(?:_url|_uri|Url|Uri|URL|_link|_links|_thumbnail|Thumbnail|_icon|Icon|_avatar|Avatar)$/;
+
+const IMAGE_URL = /^(?:https?:)?\/\/\S+\.(?:png|jpe?g|gif|webp|svg|ico|bmp|avif)(?:[?#]\S*)?$|^https?:\/\/encrypted-tbn\d*\.gstatic\.com\//i;
+const OPAQUE_TOKEN = /^[A-Za-z0-9+/=_-]{160,}$/;
+
+const TRACKING_PARAMETER =
+  /^(?:utm_\w+|gclid|gclsrc|dclid|fbclid|msclkid|mc_cid|mc_eid|_ga|_gl|igshid|yclid|si|ved|ei|sa|usg|sca_esv|sca_upv|sxsrf|oq|gs_lcrp|gs_lp|sourceid|ie|uact|rlz|aqs|biw|bih|dpr|sclient|ictx|fbs|stick)$/;
+
+/** Removes tracking parameters (and `#:~:text=` fragments) from an http(s) URL; others unchanged. */
+export function stripTrackingParameters(url: string): string {
+  if (!/^https?:\/\/[^\s]+$/.test(url) || (!url.includes("?") && !url.includes("#:~:"))) return url;
+  const hashIndex = url.indexOf("#");
+  let hash = hashIndex === -1 ? "" : url.slice(hashIndex);
+  const withoutHash = hashIndex === -1 ? url : url.slice(0, hashIndex);
+  if (hash.startsWith("#:~:")) hash = "";
+  const queryIndex = withoutHash.indexOf("?");
+  if (queryIndex === -1) return withoutHash + hash;
+  const base = withoutHash.slice(0, queryIndex);
+  const kept = withoutHash
+    .slice(queryIndex + 1)
+    .split("&")
+    .filter((part) => part.length > 0 && !TRACKING_PARAMETER.test(decodeURIComponentSafe(part.split("=")[0] ?? "")));
+  return base + (kept.length > 0 ? `?${kept.join("&")}` : "") + hash;
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function globToRegExpSource(segment: string): string {
+  return segment.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^.]*");
+}
+
+/** Matches dotted field paths against keep/drop patterns (see `CleanObservationOptions.keep`). */
+export class PathMatcher {
+  private readonly expressions: RegExp[];
+
+  constructor(patterns: readonly string[]) {
+    this.expressions = patterns.map((pattern) => {
+      const anchored = pattern.startsWith("$.");
+      const body = (anchored ? pattern.slice(2) : pattern)
+        .split(".")
+        .map((segment) => (segment === "**" ? ".*" : globToRegExpSource(segment)))
+        .join("\\.")
+        .replace(/\\\.\.\*\\\./g, "(?:\\..*\\.|\\.)");
+      return new RegExp(anchored ? `^${body}$` : `(?:^|\\.)${body}$`);
+    });
+  }
+
+  get isEmpty(): boolean {
+    return this.expressions.length === 0;
+  }
+
+  matches(path: string): boolean {
+    for (const expression of this.expressions) if (expression.test(path)) return true;
+    return false;
+  }
+}
+
+/** What condensation needs to know. */
+export interface CondenseSettings {
+  readonly keep: PathMatcher;
+  readonly drop: PathMatcher;
+  readonly dropNoise: boolean;
+  readonly dropNulls: boolean;
+}
+
+const MAX_TABLE_COLUMNS = 40;
+
+function normalizeWhitespace(text: string): string {
+  let result = text;
+  if (/[ \t]{2,}|[ \t]\n|\n[ \t]+\n|\n{3,}/.test(result)) {
+    result = result.replace(/[ \t]+\n/g, "\n").replace(/\n[ \t]+\n/g, "\n\n").replace(/\n{3,}/g, "\n\n").replace(/[ \t]{2,}/g, " ");
+  }
+  return result.trim();
+}
+
+function isEmptyNode(node: TreeNode): boolean {
+  switch (node.kind) {
+    case "string":
+      return node.value.length === 0;
+    case "object":
+      return node.entries.length === 0;
+    case "array":
+      return node.items.length === 0;
+    case "table":
+      return node.rows.length === 0 && node.constants.length === 0;
+    default:
+      return false;
+  }
+}
+
+/** Flattens a record into dotted scalar columns; `undefined` when it holds lists of several values. */
+function flattenRecord(node: ObjectNode, prefix: string, into: Array<[string, ScalarNode]>, depth: number): boolean {
+  if (depth > 3) return false;
+  for (const [key, value] of node.entries) {
+    const name = prefix ? `${prefix}.${key}` : key;
+    if (isScalar(value)) into.push([name, value]);
+    else if (value.kind === "object") {
+      if (!flattenRecord(value, name, into, depth + 1)) return false;
+    } else if (value.kind === "array") {
+      if (value.items.length === 1 && value.items[0]?.kind === "object") {
+        if (!flattenRecord(value.items[0], name, into, depth + 1)) return false;
+      } else if (value.items.every(isScalar) && value.items.length <= 6) {
+        into.push([name, stringNode(value.items.map((item) => scalarText(item as ScalarNode)).join(", "))]);
+      } else return false;
+    } else return false;
+  }
+  return true;
+}
+
+function liftConstants(table: TableNode): TableNode {
+  if (table.rows.length < 3) return table;
+  const keepColumns: number[] = [];
+  for (let column = 0; column < table.columns.length; column += 1) {
+    const first = table.rows[0]?.[column];
+    const text = first === undefined ? "" : scalarText(first);
+    const constant = table.rows.every((row) => {
+      const cell = row[column];
+      return cell !== undefined && cell.kind === first?.kind && scalarText(cell) === text;
+    });
+    if (constant && first !== undefined && !(first.kind === "string" && first.value === "")) {
+      table.constants.push([table.columns[column] as string, first]);
+    } else keepColumns.push(column);
+  }
+  if (keepColumns.length === table.columns.length) return table;
+  if (keepColumns.length === 0) keepColumns.push(0);
+  table.columns = keepColumns.map((column) => table.columns[column] as string);
+  table.rows = table.rows.map((row) => keepColumns.map((column) => row[column] as ScalarNode));
+  return table;
+}
+
+const EMPTY_CELL = stringNode("");
+
+function recordsToTable(items: readonly TreeNode[]): TableNode | undefined {
+  if (items.length < 2) return undefined;
+  const flattened: Array<Array<[string, ScalarNode]>> = [];
+  const columnIndex = new Map<string, number>();
+  let cells = 0;
+  for (const item of items) {
+    if (item.kind !== "object") return undefined;
+    const record: Array<[string, ScalarNode]> = [];
+    if (!flattenRecord(item, "", record, 0)) return undefined;
+    for (const [name] of record) {
+      if (!columnIndex.has(name)) columnIndex.set(name, columnIndex.size);
+      if (columnIndex.size > MAX_TABLE_COLUMNS) return undefined;
+    }
+    cells += record.length;
+    flattened.push(record);
+  }
+  if (columnIndex.size < 2 || cells < 0.6 * columnIndex.size * items.length) return undefined;
+  const columns = [...columnIndex.keys()];
+  const rows = flattened.map((record) => {
+    const row: ScalarNode[] = new Array(columns.length).fill(EMPTY_CELL);
+    for (const [name, value] of record) row[columnIndex.get(name) as number] = value;
+    return row;
+  });
+  return liftConstants({ kind: "table", columns, rows, constants: [] });
+}
+
+/** Pairs same-length arrays of scalars (`time[]` with `temperature[]`) into one table. */
+function pairParallelArrays(entries: Array<[string, TreeNode]>, notes: Notes): Array<[string, TreeNode]> {
+  const byLength = new Map<number, Array<[string, TreeNode]>>();
+  for (const entry of entries) {
+    const value = entry[1];
+    if (value.kind === "array" && value.items.length >= 2 && value.items.every(isScalar)) {
+      const group = byLength.get(value.items.length) ?? [];
+      group.push(entry);
+      byLength.set(value.items.length, group);
+    }
+  }
+  let result = entries;
+  for (const [length, group] of byLength) {
+    if (group.length < 2 || group.length > MAX_TABLE_COLUMNS) continue;
+    const columns = group.map(([key]) => key);
+    const rows: ScalarNode[][] = [];
+    for (let row = 0; row < length; row += 1) {
+      rows.push(group.map(([, value]) => (value as { items: ScalarNode[] }).items[row] as ScalarNode));
+    }
+    const table: TableNode = { kind: "table", columns, rows, constants: [] };
+    const members = new Set(group);
+    const rebuilt: Array<[string, TreeNode]> = [];
+    let inserted = false;
+    for (const entry of result) {
+      if (!members.has(entry)) rebuilt.push(entry);
+      else if (!inserted) {
+        rebuilt.push([columns.join(" | "), table]);
+        inserted = true;
+      }
+    }
+    result = rebuilt;
+    notes.add("paired parallel arrays into a table");
+  }
+  return result;
+}
+
+/**
+ * Condenses a tree. Returns `undefined` when nothing is left (everything was noise or empty).
+ */
+export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: Notes): TreeNode | undefined {
+  const seenRecords = new Map<string, string>();
+  const droppedNoise = new Set<string>();
+  let droppedByOption = 0;
+  let droppedNulls = 0;
+  let repeats = 0;
+  let tables = 0;
+  const filterPaths = !settings.keep.isEmpty || !settings.drop.isEmpty;
+
+  const visit = (node: TreeNode, path: string, inArray: boolean): TreeNode | undefined => {
+    switch (node.kind) {
+      case "string": {
+        if (node.marker === true) return node;
+        let value = normalizeWhitespace(node.value);
+        if (settings.dropNoise && value.startsWith("http")) value = stripTrackingParameters(value);
+        if (value.length === 0) return inArray ? stringNode("") : undefined;
+        return value === node.value ? node : stringNode(value);
+      }
+      case "number":
+      case "boolean":
+      case "null":
+        return node;
+      case "table":
+        return node;
+      case "array": {
+        const items: TreeNode[] = [];
+        let allEmpty = true;
+        for (const item of node.items) {
+          const condensed = visit(item, path, true);
+          if (condensed === undefined) continue;
+          if (!isEmptyNode(condensed) && condensed.kind !== "null") allEmpty = false;
+          items.push(condensed);
+        }
+        if (allEmpty) return undefined;
+        if (items.length >= 2 && items.every((item) => item.kind === "object")) {
+          const table = recordsToTable(items);
+          if (table !== undefined) {
+            tables += 1;
+            return table;
+          }
+        }
+        return { kind: "array", items };
+      }
+      case "object": {
+        let entries: Array<[string, TreeNode]> = [];
+        const stringsSeen = new Set<string>();
+        for (const [key, value] of node.entries) {
+          const childPath = path ? `${path}.${key}` : key;
+          const priority = keyPriority(key);
+          let forced = false;
+          if (filterPaths) {
+            forced = settings.keep.matches(childPath);
+            if (!forced && settings.drop.matches(childPath)) {
+              droppedByOption += 1;
+              continue;
+            }
+          }
+          if (!forced && priority === 0 && settings.dropNoise && NOISE_KEY.test(key)) {
+            droppedNoise.add(key);
+            continue;
+          }
+          const condensed = visit(value, childPath, false);
+          if (condensed === undefined) {
+            if (forced || priority > 0) entries.push([key, value.kind === "string" ? stringNode("") : value]);
+            continue;
+          }
+          if (condensed.kind === "null" && settings.dropNulls && priority === 0 && !forced) {
+            droppedNulls += 1;
+            continue;
+          }
+          if (condensed.kind === "string" && condensed.marker !== true && !forced && priority === 0) {
+            const text = condensed.value;
+            if (settings.dropNoise && (IMAGE_URL.test(text) || text.startsWith("data:") || OPAQUE_TOKEN.test(text) || /\{[/?&]/.test(text))) {
+              droppedNoise.add(key);
+              continue;
+            }
+            if (text.length >= 24) {
+              if (stringsSeen.has(text)) {
+                repeats += 1;
+                continue;
+              }
+              stringsSeen.add(text);
+            }
+          }
+          entries.push([key, condensed]);
+        }
+        entries = pairParallelArrays(entries, notes);
+        if (entries.length === 0) return undefined;
+        const only = entries[0] as [string, TreeNode];
+        if (entries.length === 1 && only[1].kind === "table" && only[0].includes(" | ")) return only[1];
+        // Outcome fields first: errors, then status, then the rest in source order.
+        if (entries.some(([key]) => keyPriority(key) > 0)) {
+          entries = entries
+            .map((entry, index) => ({ entry, index, priority: keyPriority(entry[0]) }))
+            .sort((left, right) => right.priority - left.priority || left.index - right.index)
+            .map(({ entry }) => entry);
+        }
+        const condensed: ObjectNode = { kind: "object", entries };
+        // A record repeated word for word (the same user object four times) is written once.
+        if (entries.length >= 3 && entries.every(([, value]) => isScalar(value))) {
+          const signature = entries.map(([key, value]) => `${key}\u0000${scalarText(value as ScalarNode)}`).join("\u0001");
+          if (signature.length >= 40) {
+            const first = seenRecords.get(signature);
+            if (first !== undefined && first !== path) {
+              repeats += 1;
+              return markerNode(sameAsMarker(first || "the record above"));
+            }
+            seenRecords.set(signature, path);
+          }
+        }
+        return condensed;
+      }
+      default:
+        return node;
+    }
+  };
+
+  const result = visit(root, "", false);
+  if (droppedNoise.size > 0) {
+    const names = [...droppedNoise].slice(0, 6).join(", ");
+    notes.add(`dropped transport/metadata fields (${names}${droppedNoise.size > 6 ? ", …" : ""})`);
+  }
+  if (droppedByOption > 0) notes.add(`dropped ${droppedByOption} field(s) matching the drop option`);
+  if (droppedNulls > 0) notes.add(`dropped ${droppedNulls} null field(s)`);
+  if (repeats > 0) notes.add(`wrote ${repeats} repeated value(s) once`);
+  if (tables > 0) notes.add("wrote uniform lists of records as tables");
+  return result;
+}

@@ -1,0 +1,150 @@
+/**
+ * HTML → readable text with html-to-text: the main region when the page marks one (`<main>`,
+ * `role="main"`), navigation, banners, footers, forms, scripts, styles, media and common
+ * boilerplate classes skipped; title, headings (as `#` lines), paragraphs, lists, tables and link
+ * texts kept (link targets dropped).
+ */
+import { compile, type FormatCallback, type HtmlToTextOptions, type SelectorDefinition } from "html-to-text";
+
+const SKIPPED_SELECTORS = [
+  "script", "style", "noscript", "template", "head", "svg", "canvas", "iframe", "object", "embed",
+  "video", "audio", "img", "picture", "map", "nav", "aside", "footer", "form", "button", "select",
+  "input", "textarea", "label", "dialog", "[role=navigation]", "[role=banner]", "[role=contentinfo]",
+  "[role=complementary]", "[role=search]", "[role=dialog]", "[role=alert]", "[aria-hidden=true]", "[hidden]",
+  ".navbox", ".vertical-navbox", ".navigation", ".breadcrumb", ".breadcrumbs", ".menu", ".sidebar",
+  ".reference", ".mw-editsection", ".mw-jump-link", ".noprint", ".sr-only", ".visually-hidden",
+  ".advert", ".advertisement", ".ad", ".ads", ".share", ".social", ".cookie", ".cookies", ".skip-link",
+];
+
+const headingFormatter: FormatCallback = (element, walk, builder) => {
+  const level = Number((element as { name?: string }).name?.slice(1)) || 2;
+  builder.openBlock({ leadingLineBreaks: 2 });
+  builder.addLiteral(`${"#".repeat(Math.min(level, 6))} `);
+  walk((element as { children?: never[] }).children ?? [], builder);
+  builder.closeBlock({ trailingLineBreaks: 1 });
+};
+
+interface ListNode {
+  readonly type?: string;
+  readonly name?: string;
+  readonly data?: string;
+  readonly children?: readonly ListNode[];
+}
+
+// Text length of a node and how much of it sits inside links (bounded depth: lists are shallow).
+function measureLinks(node: ListNode, insideLink: boolean, depth: number, totals: { text: number; link: number }): void {
+  if (depth > 12) return;
+  if (node.type === "text") {
+    const length = (node.data ?? "").trim().length;
+    totals.text += length;
+    if (insideLink) totals.link += length;
+    return;
+  }
+  for (const child of node.children ?? []) measureLinks(child, insideLink || node.name === "a", depth + 1, totals);
+}
+
+// Lists made almost only of links (tables of contents, "most read", menus) are navigation.
+function linkListAware(builtin: "unorderedList" | "orderedList"): FormatCallback {
+  return (element, walk, builder, formatOptions) => {
+    const node = element as ListNode;
+    const items = (node.children ?? []).filter((child) => child.name === "li");
+    if (items.length >= 6) {
+      const totals = { text: 0, link: 0 };
+      measureLinks(node, false, 0, totals);
+      if (totals.text > 0 && totals.link / totals.text >= 0.85) return;
+    }
+    const formatters = (builder as unknown as { options: { formatters: Record<string, FormatCallback> } }).options.formatters;
+    formatters[builtin]?.(element, walk, builder, formatOptions);
+  };
+}
+
+function options(withBase: boolean): HtmlToTextOptions {
+  const selectors: SelectorDefinition[] = [
+    ...SKIPPED_SELECTORS.map((selector) => ({ selector, format: "skip" })),
+    { selector: "a", options: { ignoreHref: true } },
+    { selector: "table", format: "dataTable", options: { uppercaseHeaderCells: false, maxColumnWidth: 60 } },
+    { selector: "ul", format: "linkListAwareUnorderedList", options: { itemPrefix: " - " } },
+    { selector: "ol", format: "linkListAwareOrderedList" },
+    ...["h1", "h2", "h3", "h4", "h5", "h6"].map((selector) => ({ selector, format: "markdownHeading" })),
+  ];
+  return {
+    wordwrap: false,
+    formatters: {
+      markdownHeading: headingFormatter,
+      linkListAwareUnorderedList: linkListAware("unorderedList"),
+      linkListAwareOrderedList: linkListAware("orderedList"),
+    },
+    selectors,
+    baseElements: withBase
+      ? { selectors: ["main", "[role=main]"], orderBy: "occurrence", returnDomByDefault: true }
+      : { selectors: ["body"], returnDomByDefault: true },
+    limits: { maxBaseElements: 1, maxDepth: 200, ellipsis: "…", maxInputLength: 1 << 24 },
+  };
+}
+
+let mainConverter: ((html: string) => string) | undefined;
+let wholeConverter: ((html: string) => string) | undefined;
+
+const TITLE_PATTERN = /<title[^>]{0,200}>([^<]{1,400})<\/title>/i;
+
+function decodeTitle(raw: string): string {
+  wholeConverter ??= compile(options(false));
+  return wholeConverter(raw).replace(/\s+/g, " ").trim();
+}
+
+/** The result of converting an HTML document or fragment. */
+export interface HtmlText {
+  readonly text: string;
+  /** True when only the page's main region was used. */
+  readonly mainRegionOnly: boolean;
+}
+
+/**
+ * Converts HTML to text. Uses the page's main region when it has one with a reasonable amount of
+ * text, else the whole document; the `<title>` is put first when the text does not start with it.
+ */
+export function htmlToText(html: string): HtmlText {
+  mainConverter ??= compile(options(true));
+  wholeConverter ??= compile(options(false));
+  let text = mainConverter(html);
+  let mainRegionOnly = true;
+  if (text.trim().length < 200) {
+    const whole = wholeConverter(html);
+    if (whole.trim().length > text.trim().length) {
+      text = whole;
+      mainRegionOnly = false;
+    }
+  }
+  text = text
+    .replace(/[ \t\u00a0]+\n/g, "\n")
+    .replace(/^(#{1,6}) +/gm, "$1 ")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+  const titleMatch = TITLE_PATTERN.exec(html.slice(0, 200_000));
+  if (titleMatch?.[1] !== undefined) {
+    const title = decodeTitle(titleMatch[1]);
+    if (title.length > 0 && !text.slice(0, 2000).includes(title)) text = `# ${title}\n\n${text}`;
+  }
+  return { text, mainRegionOnly };
+}
+
+const TAG_PATTERN = /<\/?(?:html|head|body|div|p|span|a|ul|ol|li|table|tr|td|th|h[1-6]|br|img|script|style|section|article|main|nav|header|footer|meta|link|strong|em|b|i|u|small|sup|sub|blockquote|pre|code|dl|dt|dd|form|iframe)\b[^<>]{0,2000}>/gi;
+
+/**
+ * True when `text` reads as HTML: a doctype or `<html>` start, or at least `minTags` known HTML
+ * tags (at least one when the text starts with a tag).
+ */
+export function looksLikeHtml(text: string, minTags = 2): boolean {
+  const head = text.slice(0, 1000).trimStart().toLowerCase();
+  if (head.startsWith("<!doctype html") || head.startsWith("<html")) return true;
+  if (!text.includes("<")) return false;
+  TAG_PATTERN.lastIndex = 0;
+  let count = 0;
+  const limit = Math.min(text.length, 2_000_000);
+  const sample = limit === text.length ? text : text.slice(0, limit);
+  while (TAG_PATTERN.exec(sample) !== null) {
+    count += 1;
+    if (count >= minTags) return true;
+  }
+  return false;
+}

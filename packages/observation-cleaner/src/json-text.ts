@@ -1,0 +1,193 @@
+/**
+ * A JSON reader that keeps every number's source text (`199.00`, `1.0`, `12345678901234567890`
+ * stay as written; `JSON.parse` would turn them into `199`, `1` and `12345678901234567000`).
+ * Iterative, so nesting depth cannot overflow the stack; values nested deeper than `maxDepth`
+ * are skipped in one linear scan and replaced by a marker. Linear in the input length.
+ */
+import type { Notes } from "./decode";
+import { tooDeepMarker } from "./messages";
+import { NULL_NODE, markerNode, type ArrayNode, type ObjectNode, type TreeNode } from "./tree";
+
+interface Frame {
+  readonly node: ObjectNode | ArrayNode;
+  key: string;
+}
+
+const ESCAPES: Readonly<Record<string, string>> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+
+function unescapeJsonString(raw: string): string {
+  return raw.replace(/\\(?:u([0-9a-fA-F]{4})|([\s\S]))/g, (_match, hex: string | undefined, character: string | undefined) =>
+    hex !== undefined ? String.fromCharCode(Number.parseInt(hex, 16)) : (ESCAPES[character ?? ""] ?? character ?? ""),
+  );
+}
+
+const NUMBER_PATTERN = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+
+function isWhitespace(code: number): boolean {
+  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09 || code === 0xfeff;
+}
+
+/**
+ * Parses JSON text into a tree.
+ *
+ * @param text - the JSON text
+ * @param stringLeaf - turns each string value into a node (decoding, nested JSON)
+ * @returns the tree, or `undefined` when the text is not valid JSON
+ */
+export function parseJsonText(
+  text: string,
+  notes: Notes,
+  maxDepth: number,
+  stringLeaf: (value: string, depth: number) => TreeNode,
+): TreeNode | undefined {
+  const length = text.length;
+  let position = 0;
+  const stack: Frame[] = [];
+
+  const skipWhitespace = (): void => {
+    while (position < length && isWhitespace(text.charCodeAt(position))) position += 1;
+  };
+
+  // Reads a string starting at `position` (on the opening quote). Returns undefined on error.
+  const readString = (): string | undefined => {
+    let index = position + 1;
+    let escaped = false;
+    for (;;) {
+      if (index >= length) return undefined;
+      const code = text.charCodeAt(index);
+      if (code === 0x22) break;
+      if (code === 0x5c) {
+        escaped = true;
+        index += 2;
+        continue;
+      }
+      index += 1;
+    }
+    const raw = text.slice(position + 1, index);
+    position = index + 1;
+    return escaped ? unescapeJsonString(raw) : raw;
+  };
+
+  const readKey = (): string | undefined => {
+    skipWhitespace();
+    if (text.charCodeAt(position) !== 0x22) return undefined;
+    const key = readString();
+    if (key === undefined) return undefined;
+    skipWhitespace();
+    if (text.charCodeAt(position) !== 0x3a) return undefined;
+    position += 1;
+    return key;
+  };
+
+  // Skips one balanced object or array starting at `position`, without building anything.
+  const skipBalanced = (): boolean => {
+    let depth = 0;
+    while (position < length) {
+      const code = text.charCodeAt(position);
+      if (code === 0x22) {
+        if (readString() === undefined) return false;
+        continue;
+      }
+      if (code === 0x7b || code === 0x5b) depth += 1;
+      else if (code === 0x7d || code === 0x5d) {
+        depth -= 1;
+        if (depth === 0) {
+          position += 1;
+          return true;
+        }
+      }
+      position += 1;
+    }
+    return false;
+  };
+
+  for (;;) {
+    skipWhitespace();
+    if (position >= length) return undefined;
+    const code = text.charCodeAt(position);
+    let value: TreeNode;
+    if (code === 0x7b || code === 0x5b) {
+      if (stack.length >= maxDepth) {
+        if (!skipBalanced()) return undefined;
+        notes.add(`nesting deeper than ${maxDepth} levels omitted`);
+        value = markerNode(tooDeepMarker(maxDepth));
+      } else if (code === 0x7b) {
+        position += 1;
+        skipWhitespace();
+        const node: ObjectNode = { kind: "object", entries: [] };
+        if (text.charCodeAt(position) === 0x7d) {
+          position += 1;
+          value = node;
+        } else {
+          const key = readKey();
+          if (key === undefined) return undefined;
+          stack.push({ node, key });
+          continue;
+        }
+      } else {
+        position += 1;
+        skipWhitespace();
+        const node: ArrayNode = { kind: "array", items: [] };
+        if (text.charCodeAt(position) === 0x5d) {
+          position += 1;
+          value = node;
+        } else {
+          stack.push({ node, key: "" });
+          continue;
+        }
+      }
+    } else if (code === 0x22) {
+      const raw = readString();
+      if (raw === undefined) return undefined;
+      value = stringLeaf(raw, stack.length);
+    } else if (code === 0x74 && text.startsWith("true", position)) {
+      position += 4;
+      value = { kind: "boolean", value: true };
+    } else if (code === 0x66 && text.startsWith("false", position)) {
+      position += 5;
+      value = { kind: "boolean", value: false };
+    } else if (code === 0x6e && text.startsWith("null", position)) {
+      position += 4;
+      value = NULL_NODE;
+    } else {
+      const start = position;
+      while (position < length) {
+        const next = text.charCodeAt(position);
+        if ((next >= 0x30 && next <= 0x39) || next === 0x2d || next === 0x2b || next === 0x2e || next === 0x65 || next === 0x45) {
+          position += 1;
+        } else break;
+      }
+      const lexeme = text.slice(start, position);
+      if (lexeme.length === 0 || !NUMBER_PATTERN.test(lexeme)) return undefined;
+      value = { kind: "number", text: lexeme };
+    }
+    // Attach the value, closing every container it completes.
+    for (;;) {
+      const frame = stack[stack.length - 1];
+      if (frame === undefined) {
+        skipWhitespace();
+        return position === length ? value : undefined;
+      }
+      if (frame.node.kind === "array") frame.node.items.push(value);
+      else frame.node.entries.push([frame.key, value]);
+      skipWhitespace();
+      const next = text.charCodeAt(position);
+      if (next === 0x2c) {
+        position += 1;
+        if (frame.node.kind === "object") {
+          const key = readKey();
+          if (key === undefined) return undefined;
+          frame.key = key;
+        }
+        break;
+      }
+      if ((next === 0x5d && frame.node.kind === "array") || (next === 0x7d && frame.node.kind === "object")) {
+        position += 1;
+        stack.pop();
+        value = frame.node;
+        continue;
+      }
+      return undefined;
+    }
+  }
+}

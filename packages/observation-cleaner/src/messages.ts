@@ -1,0 +1,70 @@
+/**
+ * Every string of this package that reaches the model, kept together so they can be reviewed in
+ * one place. Short, factual, and never shaped like a ReAct label.
+ */
+
+/** The observation when a tool returned `null`, `undefined` or nothing at all. */
+export const NO_DATA_TEXT = "The tool returned no data (null or undefined).";
+
+/** The observation when a tool returned an empty or whitespace-only string. */
+export const EMPTY_TEXT = "The tool returned an empty text.";
+
+/** The observation when a tool returned an empty object or list. */
+export function emptyContainerText(kind: "object" | "list" | "table"): string {
+  return `The tool returned an empty ${kind}.`;
+}
+
+/** Marker left where characters of a text were cut out. */
+export function omittedCharactersMarker(count: number): string {
+  return `[${count} characters omitted]`;
+}
+
+/** Marker left where items of a list were cut out. */
+export function moreItemsMarker(count: number): string {
+  return `… ${count} more`;
+}
+
+/** Marker left where rows of a table were cut out. */
+export function moreRowsMarker(count: number): string {
+  return `… ${count} more rows`;
+}
+
+/** Header line of the per-column summary of a table whose rows were cut. */
+export const OMITTED_ROWS_SUMMARY = "all rows";
+
+/** Marker left where fields of an object were cut out. */
+export function moreFieldsMarker(count: number): string {
+  return `… ${count} more fields`;
+}
+
+/** Stand-in for an object that repeats an earlier one word for word. */
+export function sameAsMarker(path: string): string {
+  return `(same as ${path})`;
+}
+
+/** Stand-in for nesting deeper than the cleaner reads. */
+export function tooDeepMarker(depth: number): string {
+  return `[nested deeper than ${depth} levels, omitted]`;
+}
+
+/** Stand-in for a reference back to an enclosing object. */
+export const CIRCULAR_MARKER = "[circular reference]";
+
+/** Wraps a ReAct label found at a line start inside tool output, so it is read as quoted text. */
+export function quotedLabel(labelText: string): string {
+  return `«${labelText}»`;
+}
+
+/** Prefix for a line that still reads as a ReAct label after quoting its label. */
+export const QUOTED_LINE_PREFIX = "| ";
+
+/** Header before the status and error fields that were lifted above a cut structure. */
+export const KEY_FIELDS_HEADER = "key fields";
+
+/** The observation when an HTML page held no readable text. */
+export const NO_READABLE_TEXT = "The tool returned an HTML page without readable text.";
+
+/** The observation when the value defeated every reader (should not happen; kept as a last resort). */
+export function unreadableValueText(preview: string): string {
+  return `The tool returned a value that could not be read as text or data. Start of it: ${preview}`;
+}

@@ -1,0 +1,407 @@
+/**
+ * Writes a condensed tree for the model, within limits (list head/tail, string length, fields per
+ * object, depth). The budget loop tries ever tighter limits until the text fits. Writers stop as
+ * soon as the output passes `cap`, so a 10 MB input never produces 10 MB of text per attempt.
+ */
+import {
+  moreFieldsMarker,
+  moreItemsMarker,
+  moreRowsMarker,
+  omittedCharactersMarker,
+  OMITTED_ROWS_SUMMARY,
+} from "./messages";
+import { isScalar, scalarText, type ScalarNode, type TableNode, type TreeNode } from "./tree";
+
+/** Limits for one rendering attempt. */
+export interface RenderLimits {
+  readonly arrayHead: number;
+  readonly arrayTail: number;
+  readonly stringMax: number;
+  readonly maxFields: number;
+  readonly maxDepth: number;
+}
+
+const UNLIMITED = Number.MAX_SAFE_INTEGER;
+
+/** The attempts of the budget loop, loosest first. */
+export const RENDER_LEVELS: readonly RenderLimits[] = Object.freeze([
+  { arrayHead: UNLIMITED, arrayTail: 0, stringMax: UNLIMITED, maxFields: UNLIMITED, maxDepth: UNLIMITED },
+  { arrayHead: 40, arrayTail: 5, stringMax: 3000, maxFields: 200, maxDepth: UNLIMITED },
+  { arrayHead: 20, arrayTail: 4, stringMax: 1200, maxFields: 100, maxDepth: UNLIMITED },
+  { arrayHead: 12, arrayTail: 3, stringMax: 600, maxFields: 60, maxDepth: 40 },
+  { arrayHead: 8, arrayTail: 2, stringMax: 300, maxFields: 40, maxDepth: 20 },
+  { arrayHead: 5, arrayTail: 2, stringMax: 200, maxFields: 30, maxDepth: 12 },
+  { arrayHead: 3, arrayTail: 1, stringMax: 140, maxFields: 20, maxDepth: 8 },
+  { arrayHead: 2, arrayTail: 1, stringMax: 100, maxFields: 12, maxDepth: 6 },
+  { arrayHead: 1, arrayTail: 1, stringMax: 70, maxFields: 8, maxDepth: 4 },
+]);
+
+/** What one rendering attempt produced. */
+export interface RenderOutput {
+  readonly text: string;
+  /** The writer passed `cap` and stopped. */
+  readonly overflow: boolean;
+  /** Some list, string, object or level was shortened by the limits. */
+  readonly cut: boolean;
+}
+
+class Writer {
+  private readonly parts: string[] = [];
+  private length = 0;
+  overflow = false;
+  cut = false;
+
+  constructor(private readonly cap: number) {}
+
+  line(text: string): void {
+    if (this.overflow) return;
+    this.parts.push(text);
+    this.length += text.length + 1;
+    if (this.length > this.cap) this.overflow = true;
+  }
+
+  text(): string {
+    return this.parts.join("\n");
+  }
+}
+
+function safeCut(text: string, index: number): number {
+  const code = text.charCodeAt(index);
+  return code >= 0xdc00 && code <= 0xdfff ? index - 1 : index;
+}
+
+/** Keeps head and tail of a long string with a "[N characters omitted]" marker between. */
+export function shortenString(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const headLength = safeCut(text, Math.ceil(maxChars * 0.7));
+  const tailStart = safeCut(text, text.length - Math.max(0, maxChars - headLength));
+  return `${text.slice(0, headLength)} ${omittedCharactersMarker(tailStart - headLength)} ${text.slice(tailStart)}`;
+}
+
+function shownIndexes(length: number, limits: RenderLimits, priority: boolean): { head: number; omitted: number } {
+  const head = priority ? limits.arrayHead * 3 : limits.arrayHead;
+  const tail = priority ? limits.arrayTail * 3 : limits.arrayTail;
+  if (length <= head + tail) return { head: length, omitted: 0 };
+  return { head, omitted: length - head - tail };
+}
+
+const NUMERIC_TEXT = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+const LABEL_COLUMN = /(?:^|[._ ])(?:time|date|dt_txt|datetime|timestamp|day|name|title|id)$/i;
+
+const summaryCache = new WeakMap<TableNode, string>();
+
+/** Per-column overview of all rows: min/max of numeric columns, the values of low-variety ones. */
+export function summarizeTable(table: TableNode): string {
+  const cached = summaryCache.get(table);
+  if (cached !== undefined) return cached;
+  const labelColumn = Math.max(0, table.columns.findIndex((name) => LABEL_COLUMN.test(name)));
+  const parts: string[] = [];
+  table.columns.forEach((name, column) => {
+    if (column === labelColumn) return;
+    let min: { value: number; text: string; row: number } | undefined;
+    let max: { value: number; text: string; row: number } | undefined;
+    let numeric = true;
+    const distinct = new Map<string, number>();
+    table.rows.forEach((row, rowIndex) => {
+      const cell = row[column] as ScalarNode;
+      const text = scalarText(cell);
+      if (text === "" || cell.kind === "null") return;
+      if (distinct.size <= 12) distinct.set(text, (distinct.get(text) ?? 0) + 1);
+      if (numeric && (cell.kind === "number" || (cell.kind === "string" && NUMERIC_TEXT.test(text)))) {
+        const value = Number(text);
+        if (min === undefined || value < min.value) min = { value, text, row: rowIndex };
+        if (max === undefined || value > max.value) max = { value, text, row: rowIndex };
+      } else numeric = false;
+    });
+    const label = (row: number): string => scalarText(table.rows[row]?.[labelColumn] as ScalarNode).replace(/\s+/g, " ").slice(0, 40);
+    if (numeric && min !== undefined && max !== undefined && distinct.size > 1) {
+      parts.push(`${name} min ${min.text} (${label(min.row)}), max ${max.text} (${label(max.row)})`);
+    } else if (!numeric && distinct.size > 1 && distinct.size <= 12 && distinct.size < table.rows.length) {
+      parts.push(`${name}: ${[...distinct.keys()].map((value) => value.slice(0, 60)).join(", ")}`);
+    }
+  });
+  const summary = parts.join("; ");
+  summaryCache.set(table, summary);
+  return summary;
+}
+
+function cellText(cell: ScalarNode, limits: RenderLimits): string {
+  const text = scalarText(cell).replace(/\s*\n\s*/g, " ");
+  return shortenString(text, Math.min(limits.stringMax, 160));
+}
+
+class TextRenderer {
+  constructor(
+    private readonly writer: Writer,
+    private readonly limits: RenderLimits,
+  ) {}
+
+  scalarLine(prefix: string, continuation: string, node: ScalarNode, priority: boolean): void {
+    let text = scalarText(node);
+    if (node.kind === "string" && node.value === "" ) text = '""';
+    const max = priority ? this.limits.stringMax * 4 : this.limits.stringMax;
+    if (text.length > max) {
+      text = shortenString(text, max);
+      this.writer.cut = true;
+    }
+    if (!text.includes("\n")) {
+      this.writer.line(prefix + text);
+      return;
+    }
+    const lines = text.split("\n");
+    this.writer.line(prefix + (lines[0] ?? ""));
+    for (let index = 1; index < lines.length && !this.writer.overflow; index += 1) {
+      const line = lines[index] ?? "";
+      this.writer.line(line.length > 0 ? continuation + line : "");
+    }
+  }
+
+  entries(entries: ReadonlyArray<[string, TreeNode]>, indent: string, firstPrefix: string, depth: number): void {
+    const shown = Math.min(entries.length, this.limits.maxFields);
+    for (let index = 0; index < shown && !this.writer.overflow; index += 1) {
+      const [key, value] = entries[index] as [string, TreeNode];
+      this.field(index === 0 ? firstPrefix : indent, indent, key, value, depth);
+    }
+    if (shown < entries.length) {
+      this.writer.cut = true;
+      this.writer.line(`${indent}${moreFieldsMarker(entries.length - shown)}`);
+    }
+  }
+
+  field(linePrefix: string, indent: string, rawKey: string, rawValue: TreeNode, depth: number): void {
+    let key = rawKey;
+    let value = rawValue;
+    while (value.kind === "object" && value.entries.length === 1) {
+      const [childKey, childValue] = value.entries[0] as [string, TreeNode];
+      key = `${key}.${childKey}`;
+      value = childValue;
+    }
+    const priority = /(?:^|\.)(?:errors?|status|state|code|message|error_\w+|\w+_error)$/i.test(key);
+    if (isScalar(value)) {
+      this.scalarLine(`${linePrefix}${key}: `, `${indent}  `, value, priority);
+      return;
+    }
+    if (value.kind === "table") {
+      this.table(`${linePrefix}${key}`, `${indent}  `, value);
+      return;
+    }
+    if (depth >= this.limits.maxDepth) {
+      this.writer.cut = true;
+      const size = value.kind === "object" ? `${value.entries.length} fields` : `${value.items.length} items`;
+      this.writer.line(`${linePrefix}${key}: [${size} omitted]`);
+      return;
+    }
+    if (value.kind === "array") {
+      const inline = this.inlineList(value.items, priority);
+      if (inline !== undefined) {
+        this.writer.line(`${linePrefix}${key}: ${inline}`);
+        return;
+      }
+      this.writer.line(`${linePrefix}${key}:`);
+      this.items(value.items, `${indent}  `, depth + 1, priority);
+      return;
+    }
+    this.writer.line(`${linePrefix}${key}:`);
+    this.entries(value.entries, `${indent}  `, `${indent}  `, depth + 1);
+  }
+
+  inlineList(items: readonly TreeNode[], priority: boolean): string | undefined {
+    if (!items.every((item) => isScalar(item) && !scalarText(item).includes("\n") && scalarText(item).length <= 120)) return undefined;
+    const { head, omitted } = shownIndexes(items.length, this.limits, priority);
+    const texts: string[] = [];
+    const pushItem = (item: TreeNode): void => {
+      const text = scalarText(item as ScalarNode);
+      texts.push(text === "" ? '""' : text);
+    };
+    for (let index = 0; index < head; index += 1) pushItem(items[index] as TreeNode);
+    if (omitted > 0) {
+      this.writer.cut = true;
+      texts.push(moreItemsMarker(omitted));
+      for (let index = head + omitted; index < items.length; index += 1) pushItem(items[index] as TreeNode);
+    }
+    return texts.join(", ");
+  }
+
+  item(item: TreeNode, indent: string, depth: number, priority: boolean): void {
+    if (isScalar(item)) this.scalarLine(`${indent}- `, `${indent}  `, item, priority);
+    else if (item.kind === "object") {
+      if (depth >= this.limits.maxDepth) {
+        this.writer.cut = true;
+        this.writer.line(`${indent}- [${item.entries.length} fields omitted]`);
+      } else this.entries(item.entries, `${indent}  `, `${indent}- `, depth + 1);
+    } else if (item.kind === "table") this.table(`${indent}-`, `${indent}  `, item);
+    else {
+      const inline = this.inlineList(item.items, priority);
+      if (inline !== undefined) this.writer.line(`${indent}- [${inline}]`);
+      else {
+        this.writer.line(`${indent}-`);
+        this.items(item.items, `${indent}  `, depth + 1, priority);
+      }
+    }
+  }
+
+  items(items: readonly TreeNode[], indent: string, depth: number, priority: boolean): void {
+    const { head, omitted } = shownIndexes(items.length, this.limits, priority);
+    for (let index = 0; index < head && !this.writer.overflow; index += 1) this.item(items[index] as TreeNode, indent, depth, priority);
+    if (omitted > 0) {
+      this.writer.cut = true;
+      this.writer.line(`${indent}- ${moreItemsMarker(omitted)}`);
+      for (let index = head + omitted; index < items.length && !this.writer.overflow; index += 1) {
+        this.item(items[index] as TreeNode, indent, depth, priority);
+      }
+    }
+  }
+
+  table(header: string, indent: string, table: TableNode): void {
+    const count = table.rows.length;
+    this.writer.line(`${header}${header ? " " : ""}(${count} rows):`);
+    if (table.constants.length > 0) {
+      const constants = table.constants
+        .map(([name, value]) => `${name} = ${cellText(value, this.limits)}`)
+        .join("; ");
+      this.writer.line(`${indent}in every row: ${constants}`);
+    }
+    this.writer.line(`${indent}${table.columns.join(" | ")}`);
+    const { head, omitted } = shownIndexes(count, this.limits, false);
+    const row = (index: number): void => {
+      const cells = table.rows[index] as ScalarNode[];
+      this.writer.line(`${indent}${cells.map((cell) => cellText(cell, this.limits)).join(" | ")}`);
+    };
+    for (let index = 0; index < head && !this.writer.overflow; index += 1) row(index);
+    if (omitted > 0) {
+      this.writer.cut = true;
+      this.writer.line(`${indent}${moreRowsMarker(omitted)}`);
+      for (let index = head + omitted; index < count && !this.writer.overflow; index += 1) row(index);
+      const summary = summarizeTable(table);
+      if (summary.length > 0) this.writer.line(`${indent}${OMITTED_ROWS_SUMMARY} ${count}: ${shortenString(summary, 1500)}`);
+    }
+  }
+}
+
+/** Renders a tree as `key: value` text. */
+export function renderText(node: TreeNode, limits: RenderLimits, cap: number): RenderOutput {
+  const writer = new Writer(cap);
+  const renderer = new TextRenderer(writer, limits);
+  if (isScalar(node)) renderer.scalarLine("", "", node, false);
+  else if (node.kind === "object") renderer.entries(node.entries, "", "", 0);
+  else if (node.kind === "array") renderer.items(node.items, "", 0, false);
+  else renderer.table("", "", node);
+  return { text: writer.text(), overflow: writer.overflow, cut: writer.cut };
+}
+
+class JsonRenderer {
+  private readonly parts: string[] = [];
+  private length = 0;
+  overflow = false;
+  cut = false;
+
+  constructor(
+    private readonly limits: RenderLimits,
+    private readonly cap: number,
+  ) {}
+
+  private push(text: string): void {
+    if (this.overflow) return;
+    this.parts.push(text);
+    this.length += text.length;
+    if (this.length > this.cap) this.overflow = true;
+  }
+
+  private scalar(node: ScalarNode, priority: boolean): void {
+    if (node.kind === "string") {
+      const max = priority ? this.limits.stringMax * 4 : this.limits.stringMax;
+      if (node.value.length > max) this.cut = true;
+      this.push(JSON.stringify(shortenString(node.value, max)));
+    } else this.push(scalarText(node));
+  }
+
+  private list(count: number, priority: boolean, each: (index: number) => void, marker: (omitted: number) => string): void {
+    const { head, omitted } = shownIndexes(count, this.limits, priority);
+    this.push("[");
+    for (let index = 0; index < head && !this.overflow; index += 1) {
+      if (index > 0) this.push(",");
+      each(index);
+    }
+    if (omitted > 0) {
+      this.cut = true;
+      this.push(`,${JSON.stringify(marker(omitted))}`);
+      for (let index = head + omitted; index < count && !this.overflow; index += 1) {
+        this.push(",");
+        each(index);
+      }
+    }
+    this.push("]");
+  }
+
+  value(node: TreeNode, depth: number, priority: boolean): void {
+    if (this.overflow) return;
+    if (isScalar(node)) {
+      this.scalar(node, priority);
+      return;
+    }
+    if (depth >= this.limits.maxDepth) {
+      this.cut = true;
+      this.push(JSON.stringify(node.kind === "object" ? `[${node.entries.length} fields omitted]` : "[omitted]"));
+      return;
+    }
+    if (node.kind === "array") {
+      this.list(node.items.length, priority, (index) => this.value(node.items[index] as TreeNode, depth + 1, priority), moreItemsMarker);
+      return;
+    }
+    if (node.kind === "table") {
+      this.push(`{"columns":${JSON.stringify(node.columns)}`);
+      if (node.constants.length > 0) {
+        this.push(',"inEveryRow":{');
+        node.constants.forEach(([name, value], index) => {
+          this.push(`${index > 0 ? "," : ""}${JSON.stringify(name)}:`);
+          this.scalar(value, false);
+        });
+        this.push("}");
+      }
+      this.push(',"rows":');
+      this.list(
+        node.rows.length,
+        false,
+        (index) => {
+          const cells = node.rows[index] as ScalarNode[];
+          this.push("[");
+          cells.forEach((cell, cellIndex) => {
+            if (cellIndex > 0) this.push(",");
+            this.scalar(cell, false);
+          });
+          this.push("]");
+        },
+        moreRowsMarker,
+      );
+      if (shownIndexes(node.rows.length, this.limits, false).omitted > 0) {
+        const summary = summarizeTable(node);
+        if (summary.length > 0) this.push(`,"allRows":${JSON.stringify(shortenString(summary, 1500))}`);
+      }
+      this.push("}");
+      return;
+    }
+    const shown = Math.min(node.entries.length, this.limits.maxFields);
+    this.push("{");
+    for (let index = 0; index < shown && !this.overflow; index += 1) {
+      const [key, value] = node.entries[index] as [string, TreeNode];
+      this.push(`${index > 0 ? "," : ""}${JSON.stringify(key)}:`);
+      this.value(value, depth + 1, /^(?:errors?|status|state|code|message)$/i.test(key));
+    }
+    if (shown < node.entries.length) {
+      this.cut = true;
+      this.push(`,${JSON.stringify("…")}:${JSON.stringify(moreFieldsMarker(node.entries.length - shown))}`);
+    }
+    this.push("}");
+  }
+
+  text(): string {
+    return this.parts.join("");
+  }
+}
+
+/** Renders a tree as compact JSON (numbers as written in the source). */
+export function renderJson(node: TreeNode, limits: RenderLimits, cap: number): RenderOutput {
+  const renderer = new JsonRenderer(limits, cap);
+  renderer.value(node, 0, false);
+  return { text: renderer.text(), overflow: renderer.overflow, cut: renderer.cut };
+}

@@ -1,0 +1,80 @@
+/**
+ * XML → the cleaner's value tree, parsed with htmlparser2 in XML mode (the parser html-to-text is
+ * built on). Elements become fields named by their local name (namespace prefixes dropped),
+ * repeated elements become lists, attributes become fields, text is trimmed and whitespace
+ * collapsed. `xmlns` and schema-location attributes are dropped as transport noise.
+ */
+import { parseDocument } from "htmlparser2";
+import type { Notes } from "./decode";
+import { tooDeepMarker } from "./messages";
+import { markerNode, stringNode, type ArrayNode, type ObjectNode, type TreeNode } from "./tree";
+
+interface XmlNode {
+  readonly type: string;
+  readonly name?: string;
+  readonly data?: string;
+  readonly attribs?: Readonly<Record<string, string>>;
+  readonly children?: readonly XmlNode[];
+}
+
+function localName(name: string): string {
+  const colon = name.indexOf(":");
+  return colon === -1 ? name : name.slice(colon + 1);
+}
+
+function collapse(text: string): string {
+  return text.replace(/[ \t\r\n]+/g, " ").trim();
+}
+
+/** True when `text` starts like an XML document or element (and is not HTML). */
+export function looksLikeXml(text: string): boolean {
+  const head = text.slice(0, 200).trimStart();
+  return head.startsWith("<?xml") || /^<[A-Za-z_][\w.:-]*[\s>/]/.test(head);
+}
+
+/**
+ * Parses XML text into a tree; `undefined` when the text holds no element.
+ */
+export function xmlToTree(
+  xml: string,
+  notes: Notes,
+  maxDepth: number,
+  stringLeaf: (value: string, depth: number) => TreeNode,
+): TreeNode | undefined {
+  const document = parseDocument(xml, { xmlMode: true, decodeEntities: true }) as unknown as XmlNode;
+  const convert = (element: XmlNode, depth: number): TreeNode => {
+    if (depth >= maxDepth) {
+      notes.add(`nesting deeper than ${maxDepth} levels omitted`);
+      return markerNode(tooDeepMarker(maxDepth));
+    }
+    const entries: Array<[string, TreeNode]> = [];
+    for (const [name, value] of Object.entries(element.attribs ?? {})) {
+      if (name === "xmlns" || name.startsWith("xmlns:") || localName(name) === "schemaLocation") continue;
+      entries.push([localName(name), stringLeaf(collapse(value), depth + 1)]);
+    }
+    const grouped = new Map<string, TreeNode[]>();
+    let text = "";
+    for (const child of element.children ?? []) {
+      if (child.type === "tag") {
+        const name = localName(child.name ?? "element");
+        const list = grouped.get(name) ?? [];
+        list.push(convert(child, depth + 1));
+        grouped.set(name, list);
+      } else if (child.type === "text" || child.type === "cdata") {
+        text += child.type === "cdata" ? (child.children ?? []).map((part) => part.data ?? "").join("") : (child.data ?? "");
+      }
+    }
+    const trimmed = collapse(text);
+    if (grouped.size === 0 && entries.length === 0) return stringLeaf(trimmed, depth + 1);
+    if (trimmed.length > 0) entries.push(["text", stringLeaf(trimmed, depth + 1)]);
+    for (const [name, list] of grouped) {
+      entries.push([name, list.length === 1 ? (list[0] as TreeNode) : ({ kind: "array", items: list } satisfies ArrayNode)]);
+    }
+    return { kind: "object", entries } satisfies ObjectNode;
+  };
+  const roots = (document.children ?? []).filter((child) => child.type === "tag");
+  if (roots.length === 0) return undefined;
+  const entries: Array<[string, TreeNode]> = roots.map((root) => [localName(root.name ?? "document"), convert(root, 0)]);
+  if (entries.length === 0) return stringNode("");
+  return { kind: "object", entries };
+}
