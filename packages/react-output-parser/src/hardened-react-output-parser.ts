@@ -1,0 +1,218 @@
+import type { AgentAction, AgentFinish } from "@langchain/core/agents";
+import { BaseOutputParser } from "@langchain/core/output_parsers";
+import { emitEvent, type ReinsEvent } from "@reins/core";
+import { ReActFormatError } from "./errors";
+import { formatReminder, toolList } from "./messages";
+import {
+  resolveHardenedReActOutputParserOptions,
+  type HardenedReActOutputParserOptions,
+  type ResolvedHardenedReActOutputParserOptions,
+} from "./options";
+import { readReActStep, type ParserErrorReason } from "./read-react-step";
+import { runValidators, type ParseContext } from "./validators";
+
+/** The detailed outcome of one parse: the result or the rejection, with the repairs applied. */
+export type ParseReport =
+  | {
+      readonly ok: true;
+      readonly result: AgentAction | AgentFinish;
+      /** The reasoning before the action or answer (`Thought:` text and unlabelled lines). */
+      readonly thought: string;
+      /** Repairs applied, in order (bounded identifiers, the `repair` of `parser_repair` events). */
+      readonly repairs: readonly string[];
+    }
+  | {
+      readonly ok: false;
+      readonly reason: ParserErrorReason;
+      /** The corrective message the model gets. */
+      readonly observation: string;
+      readonly thought: string;
+      readonly repairs: readonly string[];
+      /** The error `parse` throws for this reply. */
+      readonly error: ReActFormatError;
+    };
+
+/**
+ * A hardened drop-in replacement for LangChain's `ReActSingleInputOutputParser`: reads what real
+ * models write in the ReAct format (Yao et al., 2022, as LangChain's MRKL prompt asks for it) into
+ * an `AgentAction` or `AgentFinish`, or throws an `OutputParserException` (a
+ * {@link ReActFormatError}) with `sendToLLM: true`, the reply as `llmOutput`, and an `observation`
+ * that tells the model exactly what was wrong and what to write instead (valid tool names included).
+ * Parsing is linear in the reply's length: no regular expression with nested or adjacent unbounded
+ * quantifiers runs over the reply.
+ *
+ * Accepted (each listed shape has a case in `shared/corpus` and a unit test):
+ * - the canonical `Thought:` / `Action:` / `Action Input:` and `Thought:` / `Final Answer:`;
+ * - a missing `Thought:` label (the prompt ends with it) or free text before the action;
+ * - labels in any case, in markdown (`**Action:**`, `## action:` with the value on the next line),
+ *   with a full-width colon (`Action：`), numbered (`Action 1:`, `Action 1 Input:`), glued
+ *   (`FinalAnswer:`), indented, and custom label words (option `labels`);
+ * - blank lines between the labels; a Thought over several lines; a multi-line Action Input;
+ *   `Action: search Action Input: x` on one line; a stray line between Action and Action Input;
+ * - the whole reply in a code fence; the Action Input in a code fence (the fence is removed);
+ * - JSON action blobs, fenced or not, glued to prose, with trailing prose, also as `Action: {…}`:
+ *   `{"action", "action_input"}` (action `"Final Answer"` is the answer), `{"name", "args"}`, a list
+ *   of blobs (the first is taken), a blob whose input holds code fences;
+ * - the paper style `Search[query]` and `Finish[answer]` (inner brackets kept), and `tool(input)`;
+ * - the conversational agent's `Do I need to use a tool? No` with `AI:`; LlamaIndex's `Answer:`;
+ *   a Thought saying no tool is needed followed by the reply; a plain reply with no label at all
+ *   (option `acceptUnlabelledReply`) when it names no tool, is not a plan and is not cut off;
+ * - `<think>…</think>` (and `<thinking>`, `<reasoning>`) blocks, removed and never acted on;
+ * - a hallucinated continuation: a model-written `Observation:` after the step, or a new
+ *   `Question:`, ends the step (the first action wins); an `Observation:` echoed before anything
+ *   else is ignored;
+ * - an action followed by a Final Answer: the action (option `onConflict`);
+ * - tool names: exact, else normalised (case, `-`/`_`/space, backticks, quotes, bold markers,
+ *   markdown escapes, a leading "Use"/"Call") when exactly one registered tool matches; fuzzy with
+ *   option `fuzzyToolNames`;
+ * - input quoting: one wrapping pair of quotes removed (inner quotes kept), a lone leading quote on a
+ *   one-line input removed, a lone trailing quote kept;
+ * - object-schema tools: JSON parsed and repaired (smart/single quotes, Python literals, trailing
+ *   commas, comments, a missing closing brace, unquoted keys, double encoding, a wrapper such as
+ *   `Tool({...})`, trailing prose), then checked against the tool's schema; a single-argument tool
+ *   given plain text gets `{ argument: text }`; no-argument tools called with no input, `{}` or an
+ *   empty `Action Input:`.
+ *
+ * Rejected with a corrective observation (the `reason` in parentheses):
+ * - an empty reply (`empty_output`), only reasoning tags (`reasoning_only`), not a string (`not_text`);
+ * - prose, a plan, a cut-off Thought or a Thought with no action (`missing_action`);
+ * - `Action Input:` with no `Action:` (`missing_action_label`); an empty `Action:` (`empty_tool_name`);
+ * - an Action that is not a registered tool, e.g. a sentence (`unknown_tool`, listing the tools and
+ *   suggesting the one named in it), or matching several after normalisation (`ambiguous_tool`);
+ * - `Action: None` / `N/A` / `None: reason` (`no_op_action`: write `Final Answer:`);
+ * - the prompt's format instructions echoed back, e.g. `Action: one of [search]` (`prompt_echo`);
+ * - an action of a tool that needs input with no `Action Input:` (`missing_action_input`);
+ * - a Final Answer followed by an action (`final_answer_then_action`), or any mix with
+ *   `onConflict: "error"` (`action_and_final_answer`); an empty Final Answer (`empty_final_answer`);
+ * - object-tool input that is not JSON even after repair (`invalid_json_input`), or that fails the
+ *   tool's schema (`invalid_tool_input`, with the field errors);
+ * - the tool's argument schema echoed as input (`schema_echo`);
+ * - opt-in validators: `thought_too_short`, `thought_too_long`, `banned_phrase`, `required_pattern`,
+ *   `final_answer_before_observation`, `final_answer_rejected`.
+ * When a hallucinated continuation was cut and the reply is rejected, the observation also tells the
+ * model to stop after `Action Input:` and wait for the real Observation.
+ *
+ * Every repair and rejection is reported as a `parser_repair` / `parser_error` event (options
+ * `metrics`, `onEvent`); {@link HardenedReActOutputParser.parseDetailed} returns them too.
+ *
+ * @example
+ * ```ts
+ * import { HardenedReActOutputParser } from "@reins/react-output-parser";
+ *
+ * const parser = new HardenedReActOutputParser({ tools: [searchTool, calculatorTool] });
+ * await parser.parse("Thought: look it up\nAction: search\nAction Input: \"Oslo weather\"");
+ * // { tool: "search", toolInput: "Oslo weather", log: "Thought: look it up\n..." }
+ * ```
+ */
+export class HardenedReActOutputParser extends BaseOutputParser<AgentAction | AgentFinish> {
+  static override lc_name(): string {
+    return "HardenedReActOutputParser";
+  }
+
+  lc_namespace = ["reins", "react_output_parser"];
+
+  /** The registered tool names (from `tools` then `toolNames`). */
+  readonly toolNames: readonly string[];
+
+  private readonly resolved: ResolvedHardenedReActOutputParserOptions;
+
+  /**
+   * @param options - tools, labels, conflict policy, validators and event sinks; see
+   *   {@link HardenedReActOutputParserOptions}
+   * @throws {InvalidParserOptionsError} when an option is invalid (the error names the field)
+   */
+  constructor(options: HardenedReActOutputParserOptions = {}) {
+    super();
+    this.resolved = resolveHardenedReActOutputParserOptions(options);
+    this.toolNames = this.resolved.reader.toolNames;
+  }
+
+  /**
+   * Parses one model reply.
+   *
+   * @param text - the model's reply, exactly as generated
+   * @returns an `AgentAction` (`tool`, `toolInput`: a string for string tools, an object for
+   *   object-schema tools, `log`: the reply) or an `AgentFinish` (`returnValues.output`, `log`)
+   * @throws {ReActFormatError} (an `OutputParserException` with `sendToLLM: true`) when the reply
+   *   cannot be used; its `observation` is the corrective message for the model
+   */
+  async parse(text: string): Promise<AgentAction | AgentFinish> {
+    return this.unwrap(this.parseDetailed(text));
+  }
+
+  /**
+   * Parses one model reply with what the caller knows about the run (needed by the
+   * `requireObservationBeforeFinalAnswer` validator).
+   *
+   * @param text - the model's reply
+   * @param context - e.g. `{ observationCount: steps.length }`
+   * @throws {ReActFormatError} as {@link HardenedReActOutputParser.parse}
+   */
+  async parseWithContext(text: string, context: ParseContext): Promise<AgentAction | AgentFinish> {
+    return this.unwrap(this.parseDetailed(text, context));
+  }
+
+  /**
+   * Parses one model reply without throwing: the result or the rejection, with the repairs applied.
+   * Emits the same events as {@link HardenedReActOutputParser.parse}.
+   *
+   * @param text - the model's reply
+   * @param context - optional run context for the validators
+   */
+  parseDetailed(text: string, context?: ParseContext): ParseReport {
+    const { reader, validators } = this.resolved;
+    const llmOutput = typeof text === "string" ? text : String(text);
+    const step = readReActStep(text, reader);
+    let report: ParseReport;
+    if (step.ok) {
+      const failure = runValidators(step, llmOutput, validators, reader.messageLabels, reader.toolNames, context);
+      if (failure !== undefined) {
+        report = this.rejection(failure.reason, failure.observation, step.thought, step.repairs, llmOutput);
+      } else {
+        const result: AgentAction | AgentFinish =
+          step.kind === "action"
+            ? { tool: step.tool, toolInput: step.toolInput, log: llmOutput }
+            : { returnValues: { output: step.output }, log: llmOutput };
+        report = { ok: true, result, thought: step.thought, repairs: step.repairs };
+      }
+    } else {
+      report = this.rejection(step.reason, step.observation, step.thought, step.repairs, llmOutput);
+    }
+    this.report(report);
+    return report;
+  }
+
+  /**
+   * The format instructions of LangChain's ReAct prompt, with this parser's tool names and labels.
+   */
+  getFormatInstructions(): string {
+    const labels = this.resolved.reader.messageLabels;
+    return `Use the following format:\n\nQuestion: the input question you must answer\n${labels.thought}: you should always think about what to do\n${labels.action}: the action to take, should be one of [${toolList(this.toolNames)}]\n${labels.actionInput}: the input to the action\n${labels.observation}: the result of the action\n... (this ${labels.thought}/${labels.action}/${labels.actionInput}/${labels.observation} can repeat N times)\n${labels.thought}: I now know the final answer\n${labels.finalAnswer}: the final answer to the original input question`;
+  }
+
+  /** The short format reminder used in corrective messages. */
+  getFormatReminder(): string {
+    return formatReminder(this.resolved.reader.messageLabels, this.toolNames);
+  }
+
+  private rejection(reason: ParserErrorReason, observation: string, thought: string, repairs: readonly string[], llmOutput: string): ParseReport {
+    const error = new ReActFormatError({ reason, observation, llmOutput, repairs });
+    return { ok: false, reason, observation, thought, repairs, error };
+  }
+
+  private report(report: ParseReport): void {
+    const { metrics, onEvent } = this.resolved;
+    if (metrics === undefined && onEvent === undefined) return;
+    const targets = [metrics, onEvent];
+    for (const repair of report.repairs) {
+      const event: ReinsEvent = { type: "parser_repair", repair };
+      emitEvent(event, targets);
+    }
+    if (!report.ok) emitEvent({ type: "parser_error", reason: report.reason, message: report.observation }, targets);
+  }
+
+  private unwrap(report: ParseReport): AgentAction | AgentFinish {
+    if (!report.ok) throw report.error;
+    return report.result;
+  }
+}

@@ -1,0 +1,167 @@
+import { jsonrepair } from "jsonrepair";
+
+/**
+ * JSON helpers for model text. Every function here is a single left-to-right scan (or a bounded
+ * number of them): linear in the input's length, whatever the input.
+ */
+
+const SMART_DOUBLE_QUOTES = new Set(["\u201c", "\u201d", "\u201e", "\u201f", "\u2033"]);
+const SMART_SINGLE_QUOTES = new Set(["\u2018", "\u2019", "\u201a", "\u201b"]);
+const OPENING_CONTEXT = new Set(["{", "[", ",", ":"]);
+const CLOSING_CONTEXT = new Set(["}", "]", ",", ":"]);
+
+function isJsonSpace(character: string | undefined): boolean {
+  return character === " " || character === "\t" || character === "\n" || character === "\r";
+}
+
+function previousNonSpace(text: string, index: number): string | undefined {
+  let scan = index - 1;
+  while (scan >= 0 && isJsonSpace(text[scan])) scan -= 1;
+  return scan >= 0 ? text[scan] : undefined;
+}
+
+/** Index of the first non-space character at or after `index`, or `text.length`. */
+function nextNonSpaceIndex(text: string, index: number): number {
+  let scan = index;
+  while (scan < text.length && isJsonSpace(text[scan])) scan += 1;
+  return scan;
+}
+
+/**
+ * Replaces typographic quotes that act as JSON string delimiters (next to `{ [ , :` or `} ] , :`)
+ * with straight double quotes. Typographic quotes inside string content are kept: the text is
+ * never changed beyond its delimiters.
+ *
+ * @param text - JSON-like text
+ * @returns the text with delimiter quotes straightened, and whether anything changed
+ */
+export function straightenDelimiterQuotes(text: string): { text: string; changed: boolean } {
+  let changed = false;
+  let result = "";
+  let lastCut = 0;
+  // Whitespace runs are scanned at most twice (once looking back, once looking ahead).
+  let lastNonSpace: string | undefined;
+  for (let index = 0; index < text.length; index += 1) {
+    const character = text[index];
+    if (SMART_DOUBLE_QUOTES.has(character) || SMART_SINGLE_QUOTES.has(character)) {
+      const nextIndex = nextNonSpaceIndex(text, index + 1);
+      const next = nextIndex < text.length ? text[nextIndex] : undefined;
+      const before = lastNonSpace;
+      if ((before !== undefined && OPENING_CONTEXT.has(before)) || next === undefined || CLOSING_CONTEXT.has(next)) {
+        result += text.slice(lastCut, index) + '"';
+        lastCut = index + 1;
+        changed = true;
+      }
+    }
+    if (!isJsonSpace(character)) lastNonSpace = character;
+  }
+  if (!changed) return { text, changed };
+  return { text: result + text.slice(lastCut), changed };
+}
+
+/**
+ * Finds the end of the bracketed JSON value that starts at `start` (`{` or `[`), aware of strings
+ * in double quotes (also closed by a typographic quote before a delimiter) and in single quotes
+ * opened at a value position.
+ *
+ * @returns the index just past the matching bracket, or `-1` when the text ends first
+ */
+export function findBalancedEnd(text: string, start: number): number {
+  let depth = 0;
+  let index = start;
+  const length = text.length;
+  while (index < length) {
+    const character = text[index];
+    if (character === "{" || character === "[") {
+      depth += 1;
+    } else if (character === "}" || character === "]") {
+      depth -= 1;
+      if (depth === 0) return index + 1;
+    } else if (character === '"' || SMART_DOUBLE_QUOTES.has(character) || (character === "'" && OPENING_CONTEXT.has(previousNonSpace(text, index) ?? ""))) {
+      const single = character === "'";
+      index += 1;
+      while (index < length) {
+        const inner = text[index];
+        if (inner === "\\") {
+          index += 2;
+          continue;
+        }
+        if (single ? inner === "'" : inner === '"' || SMART_DOUBLE_QUOTES.has(inner)) {
+          if (!single && inner === '"') break;
+          const nextIndex = nextNonSpaceIndex(text, index + 1);
+          if (nextIndex >= length || CLOSING_CONTEXT.has(text[nextIndex])) break;
+        }
+        if (inner === "\n" && single) break;
+        index += 1;
+      }
+    }
+    index += 1;
+  }
+  return -1;
+}
+
+/** The result of reading JSON-like text. */
+export interface LooseJson {
+  readonly value: unknown;
+  /** Repairs applied, as bounded identifiers (`json_repair`, `json_smart_quotes`, `json_double_encoded`). */
+  readonly repairs: readonly string[];
+}
+
+function tryParse(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function looksLikeJsonContainer(text: string): boolean {
+  const first = text.trimStart()[0];
+  return first === "{" || first === "[";
+}
+
+/**
+ * Reads JSON the way models write it: strict JSON first; then with delimiter smart quotes
+ * straightened; then repaired with `jsonrepair` (single quotes, Python literals, trailing commas,
+ * comments, missing closing brackets, unquoted keys) when the text is at most `maxRepairChars`
+ * long. A JSON string that itself holds a JSON object or array is decoded once more.
+ *
+ * @param text - the candidate JSON text
+ * @param maxRepairChars - longest text handed to the repair library
+ * @returns the value and the repairs applied, or `undefined` when the text is not JSON even after repair
+ */
+export function parseLooseJson(text: string, maxRepairChars: number): LooseJson | undefined {
+  const repairs: string[] = [];
+  let parsed = tryParse(text);
+  if (!parsed.ok) {
+    const straightened = straightenDelimiterQuotes(text);
+    let candidate = text;
+    if (straightened.changed) {
+      candidate = straightened.text;
+      parsed = tryParse(candidate);
+      if (parsed.ok) repairs.push("json_smart_quotes");
+    }
+    if (!parsed.ok && candidate.length <= maxRepairChars) {
+      try {
+        parsed = tryParse(jsonrepair(candidate));
+        if (parsed.ok) {
+          if (straightened.changed) repairs.push("json_smart_quotes");
+          repairs.push("json_repair");
+        }
+      } catch {
+        // Not repairable (or nested too deep for the repair library): the caller reports it.
+        parsed = { ok: false };
+      }
+    }
+  }
+  if (!parsed.ok) return undefined;
+  let value = parsed.value;
+  if (typeof value === "string" && looksLikeJsonContainer(value)) {
+    const inner = parseLooseJson(value, maxRepairChars);
+    if (inner !== undefined) {
+      value = inner.value;
+      repairs.push("json_double_encoded", ...inner.repairs);
+    }
+  }
+  return { value, repairs };
+}

@@ -1,0 +1,673 @@
+import { matchReActLabel, type ReActLabel, type ReActLabelSet } from "@reins/core";
+import { findBalancedEnd, parseLooseJson } from "./json-text";
+import { PARSER_MESSAGES, type MessageLabels } from "./messages";
+import {
+  fenceMarker,
+  isBareFence,
+  isNoOpAction,
+  isPromptEchoAction,
+  isSchemaEcho,
+  looksLikePlan,
+  looksTruncated,
+  readInlineCall,
+  saysNoToolNeeded,
+  stripReasoningBlocks,
+  stripWrappingQuotes,
+  trimCharacters,
+  unwrapCodeFence,
+} from "./text-shapes";
+import { containsWord, matchToolName, normalizeToolName, suggestToolName } from "./tool-names";
+import type { ToolInputSpec } from "./tool-schema";
+
+/** What to do when one reply holds both an action and a final answer. */
+export type ConflictPolicy = "first" | "action" | "final" | "error";
+
+/** Why the parser rejected a reply (the `reason` of `parser_error` events; bounded). */
+export type ParserErrorReason =
+  | "not_text"
+  | "empty_output"
+  | "reasoning_only"
+  | "missing_action"
+  | "missing_action_label"
+  | "empty_tool_name"
+  | "unknown_tool"
+  | "ambiguous_tool"
+  | "no_op_action"
+  | "prompt_echo"
+  | "missing_action_input"
+  | "final_answer_then_action"
+  | "action_and_final_answer"
+  | "empty_final_answer"
+  | "invalid_json_input"
+  | "invalid_tool_input"
+  | "schema_echo"
+  | "thought_too_short"
+  | "thought_too_long"
+  | "banned_phrase"
+  | "required_pattern"
+  | "final_answer_before_observation"
+  | "final_answer_rejected";
+
+/** The tool input handed to the executor: a string for string tools, an object otherwise. */
+export type ParsedToolInput = string | Record<string, unknown>;
+
+/** The outcome of reading one reply. */
+export type ReActStep =
+  | {
+      readonly ok: true;
+      readonly kind: "action";
+      readonly tool: string;
+      readonly toolInput: ParsedToolInput;
+      readonly thought: string;
+      readonly repairs: readonly string[];
+    }
+  | {
+      readonly ok: true;
+      readonly kind: "finish";
+      readonly output: string;
+      readonly thought: string;
+      readonly repairs: readonly string[];
+    }
+  | {
+      readonly ok: false;
+      readonly reason: ParserErrorReason;
+      readonly observation: string;
+      readonly thought: string;
+      readonly repairs: readonly string[];
+    };
+
+/** Everything the reader needs, resolved once by the parser. */
+export interface ReaderConfig {
+  readonly labels: ReActLabelSet;
+  readonly messageLabels: MessageLabels;
+  readonly tools: ReadonlyMap<string, ToolInputSpec>;
+  readonly toolNames: readonly string[];
+  readonly onConflict: ConflictPolicy;
+  readonly fuzzyMaxDistance: number;
+  readonly acceptUnlabelledReply: boolean;
+  readonly maxRepairChars: number;
+}
+
+interface Segment {
+  readonly label: ReActLabel;
+  readonly value: string;
+  readonly lines: string[];
+  readonly index: number;
+}
+
+class RepairLog {
+  readonly items: string[] = [];
+  add(repair: string): void {
+    if (!this.items.includes(repair)) this.items.push(repair);
+  }
+}
+
+interface Work {
+  readonly config: ReaderConfig;
+  readonly repairs: RepairLog;
+  thought: string;
+  cutContinuation: boolean;
+}
+
+type Finished = ReActStep;
+
+function fail(work: Work, reason: ParserErrorReason, observation: string): Finished {
+  const note = work.cutContinuation && reason !== "final_answer_then_action" ? PARSER_MESSAGES.hallucinatedContinuation(work.config.messageLabels) : "";
+  return { ok: false, reason, observation: observation + note, thought: work.thought, repairs: work.repairs.items };
+}
+
+function finish(work: Work, output: string): Finished {
+  if (output.trim().length === 0) return fail(work, "empty_final_answer", PARSER_MESSAGES.emptyFinalAnswer(work.config.messageLabels));
+  return { ok: true, kind: "finish", output: output.trim(), thought: work.thought, repairs: work.repairs.items };
+}
+
+function act(work: Work, tool: string, toolInput: ParsedToolInput): Finished {
+  return { ok: true, kind: "action", tool, toolInput, thought: work.thought, repairs: work.repairs.items };
+}
+
+const CANONICAL_LABEL_PREFIXES = ["Thought:", "Action:", "Action Input:", "Observation:", "Final Answer:", "Question:"];
+
+function noteLabelRepairs(line: string, labelText: string, repairs: RepairLog): void {
+  const trimmed = line.trimStart();
+  if (CANONICAL_LABEL_PREFIXES.some((prefix) => trimmed.startsWith(prefix))) return;
+  const first = trimmed[0];
+  if (first === "*" || first === "#" || first === "_" || first === ">" || first === "`") repairs.add("label_markdown");
+  else if (/\d/.test(labelText)) repairs.add("label_numbered");
+  else if (trimmed.includes("\uff1a")) repairs.add("label_fullwidth_colon");
+  else repairs.add("label_variant");
+}
+
+/** Splits lines into the preamble (before any label) and labelled segments. */
+function segment(lines: readonly string[], labels: ReActLabelSet, repairs: RepairLog): { preamble: string[]; segments: Segment[] } {
+  const preamble: string[] = [];
+  const segments: Segment[] = [];
+  let current: Segment | undefined;
+  let inFence = false;
+  for (const line of lines) {
+    if (current !== undefined && (current.label === "action_input" || current.label === "final_answer")) {
+      if (inFence) {
+        current.lines.push(line);
+        if (fenceMarker(line).isFence) inFence = false;
+        continue;
+      }
+      if (fenceMarker(line).isFence && !isBareFence(line)) {
+        inFence = true;
+        current.lines.push(line);
+        continue;
+      }
+      if (isBareFence(line) && current.lines.every((previous) => previous.trim().length === 0) && current.value.trim().length === 0) {
+        inFence = true;
+        current.lines.push(line);
+        continue;
+      }
+    }
+    const match = line.length > 0 ? matchReActLabel(line, labels) : undefined;
+    if (match === undefined) {
+      if (current === undefined) preamble.push(line);
+      else current.lines.push(line);
+      continue;
+    }
+    noteLabelRepairs(line, match.labelText, repairs);
+    current = { label: match.label, value: match.value, lines: [], index: segments.length };
+    segments.push(current);
+    inFence = current.label === "action_input" && fenceMarker(match.value).isFence && !match.value.trim().slice(3).includes("```");
+  }
+  return { preamble, segments };
+}
+
+function joinSegment(item: Segment): string {
+  return item.lines.length === 0 ? item.value : `${item.value}\n${item.lines.join("\n")}`;
+}
+
+/** Drops bare fence lines left over at the end of a value when they close a fence opened outside it. */
+function dropDanglingFences(text: string): string {
+  const lines = text.split("\n");
+  let fenceCount = 0;
+  for (const line of lines) if (fenceMarker(line).isFence) fenceCount += 1;
+  while (lines.length > 0 && fenceCount % 2 === 1) {
+    const last = lines[lines.length - 1];
+    if (last.trim().length === 0) {
+      lines.pop();
+      continue;
+    }
+    if (!isBareFence(last)) break;
+    lines.pop();
+    fenceCount -= 1;
+  }
+  return lines.join("\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Action Input text
+
+interface InputText {
+  readonly text: string;
+  readonly fenced: boolean;
+}
+
+/**
+ * Collects the Action Input value: a fenced block, a bracketed JSON value (anything after it is
+ * trailing prose), or a paragraph (up to the first blank line; what follows is trailing prose).
+ */
+function collectInput(value: string, lines: readonly string[], repairs: RepairLog): InputText {
+  const all = [value, ...lines];
+  let start = 0;
+  while (start < all.length && all[start].trim().length === 0) start += 1;
+  if (start >= all.length) return { text: "", fenced: false };
+  const firstLine = all[start].trim();
+  if (fenceMarker(firstLine).isFence) {
+    const marker = fenceMarker(firstLine);
+    // A one-line fence: ```code```
+    if (marker.rest.includes("```")) return { text: unwrapCodeFence(firstLine) ?? firstLine, fenced: true };
+    const body: string[] = [];
+    let closed = false;
+    let index = start + 1;
+    for (; index < all.length; index += 1) {
+      if (isBareFence(all[index])) {
+        closed = true;
+        break;
+      }
+      body.push(all[index]);
+    }
+    if (closed && all.slice(index + 1).some((line) => line.trim().length > 0)) repairs.add("trailing_prose_removed");
+    repairs.add("code_fence_removed");
+    return { text: trimBlankLines(body), fenced: true };
+  }
+  const rest = all.slice(start).join("\n").trim();
+  if (rest[0] === "{" || rest[0] === "[") {
+    const end = findBalancedEnd(rest, 0);
+    if (end > 0) {
+      if (rest.slice(end).trim().length > 0) repairs.add("trailing_prose_removed");
+      return { text: rest.slice(0, end), fenced: false };
+    }
+  }
+  const paragraph: string[] = [];
+  let index = start;
+  for (; index < all.length; index += 1) {
+    if (all[index].trim().length === 0) break;
+    paragraph.push(all[index]);
+  }
+  if (all.slice(index).some((line) => line.trim().length > 0)) repairs.add("trailing_prose_removed");
+  return { text: dropDanglingFences(paragraph.join("\n")).trim(), fenced: false };
+}
+
+function trimBlankLines(lines: readonly string[]): string {
+  let start = 0;
+  let end = lines.length;
+  while (start < end && lines[start].trim().length === 0) start += 1;
+  while (end > start && lines[end - 1].trim().length === 0) end -= 1;
+  return lines.slice(start, end).join("\n");
+}
+
+function exampleFor(spec: ToolInputSpec): string {
+  if (spec.kind === "none") return "{}";
+  if (spec.kind === "string") return `'Action Input: <text for ${spec.name}>'`;
+  if (spec.properties.length === 0) return '{"argument": "value"}';
+  const fields = spec.properties.slice(0, 8).map((name) => `"${name}": <${spec.propertyTypes[name] ?? "value"}>`);
+  return `{${fields.join(", ")}}`;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function stringInput(work: Work, spec: ToolInputSpec, raw: InputText | string): Finished {
+  const labels = work.config.messageLabels;
+  let text = typeof raw === "string" ? raw.trim() : raw.text.trim();
+  if (typeof raw !== "string" && !raw.fenced) {
+    const unwrapped = unwrapCodeFence(text);
+    if (unwrapped !== undefined) {
+      text = unwrapped;
+      work.repairs.add("code_fence_removed");
+    }
+  }
+  const quoted = stripWrappingQuotes(text);
+  if (quoted.repair !== undefined) work.repairs.add(quoted.repair);
+  text = quoted.text;
+  if (text.length === 0) return fail(work, "missing_action_input", PARSER_MESSAGES.emptyActionInput(labels, spec.name, exampleFor(spec)));
+  if (text[0] === "{" && text.length <= work.config.maxRepairChars) {
+    const parsed = parseLooseJson(text, work.config.maxRepairChars);
+    if (parsed !== undefined && isSchemaEcho(parsed.value)) {
+      return fail(work, "schema_echo", PARSER_MESSAGES.schemaEcho(labels, spec.name, `'${labels.actionInput}: <the actual text for ${spec.name}>'`));
+    }
+  }
+  return act(work, spec.name, text);
+}
+
+function objectValue(work: Work, spec: ToolInputSpec, value: unknown): Finished {
+  const labels = work.config.messageLabels;
+  if (!isPlainObject(value)) return fail(work, "invalid_json_input", PARSER_MESSAGES.invalidJsonInput(labels, spec.name, exampleFor(spec)));
+  if (isSchemaEcho(value)) return fail(work, "schema_echo", PARSER_MESSAGES.schemaEcho(labels, spec.name, exampleFor(spec)));
+  if (spec.kind === "none") {
+    if (Object.keys(value).length > 0) work.repairs.add("arguments_dropped_for_no_argument_tool");
+    return act(work, spec.name, {});
+  }
+  const issues = spec.validate?.(value) ?? [];
+  if (issues.length > 0) {
+    const described = issues.slice(0, 8).map((issue) => (issue.path.length > 0 ? `${issue.path}: ${issue.message}` : issue.message));
+    return fail(work, "invalid_tool_input", PARSER_MESSAGES.invalidToolInput(labels, spec.name, described, exampleFor(spec)));
+  }
+  return act(work, spec.name, value);
+}
+
+function objectInput(work: Work, spec: ToolInputSpec, raw: InputText | string): Finished {
+  const labels = work.config.messageLabels;
+  let text = typeof raw === "string" ? raw.trim() : raw.text.trim();
+  const unwrapped = unwrapCodeFence(text);
+  if (unwrapped !== undefined) {
+    text = unwrapped.trim();
+    work.repairs.add("code_fence_removed");
+  }
+  if (text.length === 0) {
+    if (spec.required.length === 0) return act(work, spec.name, {});
+    return fail(work, "missing_action_input", PARSER_MESSAGES.emptyActionInput(labels, spec.name, exampleFor(spec)));
+  }
+  // A JSON string holding the object (double encoding), or quotes around the object.
+  if (text[0] === '"' || text[0] === "'") {
+    const parsed = parseLooseJson(text, work.config.maxRepairChars);
+    if (parsed !== undefined && isPlainObject(parsed.value)) {
+      for (const repair of parsed.repairs) work.repairs.add(repair);
+      return objectValue(work, spec, parsed.value);
+    }
+    const quoted = stripWrappingQuotes(text);
+    if (quoted.repair !== undefined) text = quoted.text;
+  }
+  const braceIndex = text.indexOf("{");
+  if (braceIndex < 0) {
+    if (spec.kind === "none") {
+      work.repairs.add("arguments_dropped_for_no_argument_tool");
+      return act(work, spec.name, {});
+    }
+    const onlyField = spec.properties.length === 1 ? spec.properties[0] : undefined;
+    const fieldType = onlyField !== undefined ? spec.propertyTypes[onlyField] : undefined;
+    if (onlyField !== undefined && (fieldType === undefined || fieldType === "string") && text[0] !== "[") {
+      work.repairs.add("single_argument_wrapped");
+      return objectValue(work, spec, { [onlyField]: stripWrappingQuotes(text).text });
+    }
+    return fail(work, "invalid_json_input", PARSER_MESSAGES.invalidJsonInput(labels, spec.name, exampleFor(spec)));
+  }
+  let span = text;
+  if (braceIndex > 0) {
+    const end = findBalancedEnd(text, braceIndex);
+    span = end > 0 ? text.slice(braceIndex, end) : text.slice(braceIndex);
+    work.repairs.add("json_extracted");
+  } else {
+    const end = findBalancedEnd(text, 0);
+    if (end > 0 && end < text.length) {
+      span = text.slice(0, end);
+      work.repairs.add("trailing_prose_removed");
+    }
+  }
+  const parsed = parseLooseJson(span, work.config.maxRepairChars);
+  if (parsed === undefined) return fail(work, "invalid_json_input", PARSER_MESSAGES.invalidJsonInput(labels, spec.name, exampleFor(spec)));
+  for (const repair of parsed.repairs) work.repairs.add(repair);
+  return objectValue(work, spec, parsed.value);
+}
+
+function toolInputFor(work: Work, spec: ToolInputSpec, raw: InputText | string): Finished {
+  return spec.kind === "string" ? stringInput(work, spec, raw) : objectInput(work, spec, raw);
+}
+
+function missingInput(work: Work, spec: ToolInputSpec): Finished {
+  if (spec.kind === "none") {
+    work.repairs.add("no_argument_tool_without_input");
+    return act(work, spec.name, {});
+  }
+  if (spec.kind === "object" && spec.required.length === 0 && spec.properties.length > 0) {
+    work.repairs.add("no_argument_tool_without_input");
+    return act(work, spec.name, {});
+  }
+  return fail(work, "missing_action_input", PARSER_MESSAGES.missingActionInput(work.config.messageLabels, spec.name));
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON action blobs ({"action": ..., "action_input": ...} and {"name": ..., "args": ...})
+
+interface ActionBlob {
+  readonly tool: string;
+  readonly input: unknown;
+  readonly hasInput: boolean;
+}
+
+const BLOB_NAME_KEYS = ["action", "tool", "tool_name", "name", "function"];
+const BLOB_INPUT_KEYS = ["action_input", "args", "arguments", "tool_input", "input", "parameters", "params"];
+
+function blobFrom(value: unknown, toolNames: readonly string[]): ActionBlob | undefined {
+  if (!isPlainObject(value)) return undefined;
+  for (const nameKey of BLOB_NAME_KEYS) {
+    const name = value[nameKey];
+    if (typeof name !== "string") continue;
+    const inputKey = BLOB_INPUT_KEYS.find((key) => key in value);
+    // "name" alone is too common in ordinary data: accept it with an arguments key or a known tool.
+    if ((nameKey === "name" || nameKey === "function") && inputKey === undefined && !toolNames.includes(name)) continue;
+    return { tool: name, input: inputKey !== undefined ? value[inputKey] : undefined, hasInput: inputKey !== undefined };
+  }
+  return undefined;
+}
+
+/** Finds the first JSON action blob in `text`: top-level bracketed spans, scanned once, left to right. */
+function findActionBlob(work: Work, text: string): ActionBlob | undefined {
+  let from = 0;
+  for (;;) {
+    const brace = text.indexOf("{", from);
+    const bracket = text.indexOf("[", from);
+    const start = brace < 0 ? bracket : bracket < 0 ? brace : Math.min(brace, bracket);
+    if (start < 0) return undefined;
+    const end = findBalancedEnd(text, start);
+    if (end < 0) {
+      // Unclosed: try the rest once (a missing closing brace), then stop.
+      const parsed = text.length - start <= work.config.maxRepairChars ? parseLooseJson(text.slice(start), work.config.maxRepairChars) : undefined;
+      const blob = parsed !== undefined ? pickBlob(work, parsed.value) : undefined;
+      if (blob !== undefined) work.repairs.add("json_repair");
+      return blob;
+    }
+    const parsed = parseLooseJson(text.slice(start, end), work.config.maxRepairChars);
+    if (parsed !== undefined) {
+      const blob = pickBlob(work, parsed.value);
+      if (blob !== undefined) {
+        for (const repair of parsed.repairs) work.repairs.add(repair);
+        return blob;
+      }
+    }
+    from = end;
+  }
+}
+
+function pickBlob(work: Work, value: unknown): ActionBlob | undefined {
+  if (Array.isArray(value)) {
+    const blobs = value.map((entry) => blobFrom(entry, work.config.toolNames)).filter((entry): entry is ActionBlob => entry !== undefined);
+    if (blobs.length > 1) work.repairs.add("first_of_multiple_actions");
+    return blobs[0];
+  }
+  return blobFrom(value, work.config.toolNames);
+}
+
+function isFinalAnswerName(name: string): boolean {
+  const compact = normalizeToolName(name).replace(/_/g, "");
+  return compact === "finalanswer" || compact === "finish" || compact === "final";
+}
+
+function fromBlob(work: Work, blob: ActionBlob): Finished {
+  work.repairs.add("json_action_blob");
+  if (isFinalAnswerName(blob.tool) && !work.config.toolNames.includes(blob.tool)) {
+    const output = typeof blob.input === "string" ? blob.input : blob.input === undefined ? "" : JSON.stringify(blob.input);
+    return finish(work, output);
+  }
+  const resolved = resolveTool(work, blob.tool, !blob.hasInput);
+  if ("ok" in resolved) return resolved;
+  const spec = resolved.spec;
+  if (!blob.hasInput || blob.input === null || blob.input === undefined || blob.input === "") return missingInput(work, spec);
+  if (spec.kind === "string") {
+    const text = typeof blob.input === "string" ? blob.input : JSON.stringify(blob.input);
+    return stringInput(work, spec, text);
+  }
+  if (typeof blob.input === "string") return objectInput(work, spec, blob.input);
+  return objectValue(work, spec, blob.input);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tool names
+
+function resolveTool(work: Work, written: string, inputMissing: boolean): { spec: ToolInputSpec } | Finished {
+  const { toolNames, messageLabels, fuzzyMaxDistance } = work.config;
+  const match = matchToolName(written, toolNames, fuzzyMaxDistance);
+  if (match.status === "exact" || match.status === "normalized" || match.status === "fuzzy") {
+    if (match.status === "normalized") work.repairs.add(match.repair);
+    if (match.status === "fuzzy") work.repairs.add("tool_name_fuzzy");
+    const spec = work.config.tools.get(match.name);
+    if (spec !== undefined) return { spec };
+  }
+  if (match.status === "ambiguous") return fail(work, "ambiguous_tool", PARSER_MESSAGES.ambiguousTool(messageLabels, written, match.candidates));
+  const suggestion = suggestToolName(written, toolNames);
+  return fail(work, "unknown_tool", PARSER_MESSAGES.unknownTool(messageLabels, toolNames, written, suggestion, inputMissing));
+}
+
+/** Splits "search Action Input: x" written on one line. */
+function splitInlineActionInput(value: string, labels: ReActLabelSet): { name: string; input: string } | undefined {
+  const lower = value.toLowerCase();
+  let from = 0;
+  for (;;) {
+    const index = lower.indexOf(" ", from);
+    if (index < 0) return undefined;
+    const rest = value.slice(index + 1);
+    if (rest.length > 0 && rest[0] !== " ") {
+      const match = matchReActLabel(rest, labels);
+      if (match !== undefined && match.label === "action_input") return { name: value.slice(0, index), input: match.value };
+    }
+    from = index + 1;
+    if (from > 300) return undefined;
+  }
+}
+
+const BACKTICKS = new Set(["`", " "]);
+
+function fromAction(work: Work, action: Segment, input: Segment | undefined): Finished {
+  const { messageLabels, toolNames, labels } = work.config;
+  let nameLine = action.value.trim();
+  let bodyLines = action.lines;
+  if (nameLine.length === 0) {
+    const firstIndex = action.lines.findIndex((line) => line.trim().length > 0);
+    if (firstIndex >= 0) {
+      nameLine = action.lines[firstIndex].trim();
+      bodyLines = action.lines.slice(firstIndex + 1);
+      work.repairs.add("action_on_next_line");
+    }
+  }
+  if (nameLine.length === 0) return fail(work, "empty_tool_name", PARSER_MESSAGES.emptyToolName(messageLabels, toolNames));
+  const bare = trimCharacters(nameLine, BACKTICKS).trim();
+  if (bare[0] === "{" || bare[0] === "[" || fenceMarker(nameLine).isFence) {
+    const blob = findActionBlob(work, [nameLine, ...bodyLines].join("\n"));
+    if (blob !== undefined) return fromBlob(work, blob);
+  }
+  if (isPromptEchoAction(nameLine)) return fail(work, "prompt_echo", PARSER_MESSAGES.promptEcho(messageLabels, toolNames));
+  if (isNoOpAction(nameLine)) return fail(work, "no_op_action", PARSER_MESSAGES.noOpAction(messageLabels, toolNames, work.thought));
+  let inlineInput: string | undefined;
+  if (input === undefined) {
+    const split = splitInlineActionInput(nameLine, labels);
+    if (split !== undefined) {
+      nameLine = split.name.trim();
+      inlineInput = split.input;
+      work.repairs.add("action_input_on_action_line");
+    }
+  }
+  const match = matchToolName(nameLine, toolNames, work.config.fuzzyMaxDistance);
+  if (match.status === "unknown") {
+    const call = readInlineCall(bare);
+    if (call !== undefined) {
+      if (isFinalAnswerName(call.name) && !toolNames.includes(call.name)) {
+        work.repairs.add("paper_style_finish");
+        return finish(work, call.input);
+      }
+      const resolved = resolveTool(work, call.name, false);
+      if ("ok" in resolved) return resolved;
+      work.repairs.add(call.style === "bracket" ? "paper_style_action" : "function_call_action");
+      if (input !== undefined) return toolInputFor(work, resolved.spec, collectInput(input.value, input.lines, work.repairs));
+      if (call.input.length === 0) return missingInput(work, resolved.spec);
+      return toolInputFor(work, resolved.spec, call.input);
+    }
+  }
+  const resolved = resolveTool(work, nameLine, input === undefined && inlineInput === undefined);
+  if ("ok" in resolved) return resolved;
+  if (bodyLines.some((line) => line.trim().length > 0) && input !== undefined) work.repairs.add("stray_text_after_action_ignored");
+  if (input !== undefined) return toolInputFor(work, resolved.spec, collectInput(input.value, input.lines, work.repairs));
+  if (inlineInput !== undefined) return toolInputFor(work, resolved.spec, collectInput(inlineInput, [], work.repairs));
+  return missingInput(work, resolved.spec);
+}
+
+function fromFinal(work: Work, final: Segment): Finished {
+  const text = dropDanglingFences(joinSegment(final));
+  return finish(work, text);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Replies without an action or a final answer
+
+function mentionedTools(text: string, toolNames: readonly string[]): string[] {
+  const lower = text.toLowerCase();
+  return toolNames.filter((name) => {
+    const identifierLike = /[_\-0-9]|[a-z][A-Z]/.test(name);
+    if (identifierLike && containsWord(lower, name)) return true;
+    const nameLower = name.toLowerCase();
+    return lower.includes(`\`${nameLower}\``) || lower.includes(`${nameLower} tool`);
+  });
+}
+
+function withoutStep(work: Work, body: string, preamble: readonly string[], segments: readonly Segment[]): Finished {
+  const { messageLabels, toolNames } = work.config;
+  const blob = findActionBlob(work, body);
+  if (blob !== undefined) return fromBlob(work, blob);
+  const orphanInput = segments.find((item) => item.label === "action_input");
+  if (orphanInput !== undefined) return fail(work, "missing_action_label", PARSER_MESSAGES.missingActionLabel(messageLabels, toolNames));
+  const thoughts = segments.filter((item) => item.label === "thought");
+  for (const thought of thoughts) {
+    const reply = trimBlankLines(thought.lines);
+    if (reply.length > 0 && thought.value.trim().length > 0 && saysNoToolNeeded(thought.value) && !looksTruncated(reply)) {
+      work.repairs.add("unlabelled_final_answer");
+      return finish(work, reply);
+    }
+  }
+  const meaningful = segments.filter((item) => item.label !== "observation" && item.label !== "question");
+  if (meaningful.length === 0 && segments.length === 0) {
+    const text = trimBlankLines(preamble);
+    const mentioned = mentionedTools(text, toolNames);
+    if (work.config.acceptUnlabelledReply && mentioned.length === 0 && !looksLikePlan(text) && !looksTruncated(text)) {
+      work.repairs.add("unlabelled_final_answer");
+      return finish(work, text);
+    }
+    return fail(work, "missing_action", PARSER_MESSAGES.missingAction(messageLabels, toolNames, mentioned, looksTruncated(text)));
+  }
+  const mentioned = mentionedTools(body, toolNames);
+  return fail(work, "missing_action", PARSER_MESSAGES.missingAction(messageLabels, toolNames, mentioned, looksTruncated(body)));
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Reads one model reply into an action, a final answer, or a rejection with a corrective message.
+ * Linear in the length of `text`.
+ */
+export function readReActStep(text: unknown, config: ReaderConfig): ReActStep {
+  const work: Work = { config, repairs: new RepairLog(), thought: "", cutContinuation: false };
+  if (typeof text !== "string") return fail(work, "not_text", PARSER_MESSAGES.notText(config.messageLabels, config.toolNames));
+  let body = text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
+  if (body.charCodeAt(0) === 0xfeff) body = body.slice(1);
+  const reasoning = stripReasoningBlocks(body);
+  if (reasoning.removed || reasoning.unclosed) work.repairs.add("reasoning_block_removed");
+  body = reasoning.text;
+  if (body.trim().length === 0) {
+    if (reasoning.unclosed || reasoning.removed) return fail(work, "reasoning_only", PARSER_MESSAGES.reasoningOnly(config.messageLabels, config.toolNames));
+    return fail(work, "empty_output", PARSER_MESSAGES.emptyOutput(config.messageLabels, config.toolNames));
+  }
+  const { preamble, segments } = segment(body.split("\n"), config.labels, work.repairs);
+
+  let action: Segment | undefined;
+  let actionInput: Segment | undefined;
+  let final: Segment | undefined;
+  const thoughtParts: string[] = [trimBlankLines(preamble)];
+  for (const item of segments) {
+    const stepStarted = action !== undefined || final !== undefined;
+    if (item.label === "observation" || item.label === "question") {
+      if (stepStarted) {
+        work.cutContinuation = item.label === "observation" || work.cutContinuation;
+        work.repairs.add(item.label === "observation" ? "hallucinated_observation_cut" : "new_question_cut");
+        break;
+      }
+      if (item.label === "observation") work.repairs.add("echoed_observation_ignored");
+      continue;
+    }
+    if (item.label === "thought") {
+      if (!stepStarted) thoughtParts.push(joinSegment(item).trim());
+      continue;
+    }
+    if (item.label === "action") {
+      if (action === undefined) action = item;
+      else if (actionInput !== undefined) work.repairs.add("extra_actions_ignored");
+      continue;
+    }
+    if (item.label === "action_input") {
+      if (action !== undefined && actionInput === undefined) actionInput = item;
+      else if (action === undefined && final === undefined) actionInput = item;
+      continue;
+    }
+    if (item.label === "final_answer" && final === undefined) final = item;
+  }
+  if (thoughtParts[0].length === 0) thoughtParts.shift();
+  else if (segments.length > 0 && segments[0].label !== "thought") work.repairs.add("missing_thought_label");
+  work.thought = thoughtParts.filter((part) => part.length > 0).join("\n");
+
+  if (action !== undefined && final !== undefined) {
+    const actionFirst = action.index < final.index;
+    const policy = config.onConflict;
+    if (policy === "error") return fail(work, "action_and_final_answer", PARSER_MESSAGES.actionAndFinalAnswer(config.messageLabels));
+    if (policy === "final") {
+      work.repairs.add("action_ignored_for_final_answer");
+      return fromFinal(work, final);
+    }
+    if (policy === "first" && !actionFirst) return fail(work, "final_answer_then_action", PARSER_MESSAGES.finalAnswerThenAction(config.messageLabels));
+    work.repairs.add("final_answer_after_action_ignored");
+    return fromAction(work, action, actionInput);
+  }
+  if (action !== undefined) return fromAction(work, action, actionInput);
+  if (final !== undefined) return fromFinal(work, final);
+  return withoutStep(work, body, preamble, segments);
+}

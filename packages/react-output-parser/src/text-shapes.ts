@@ -1,0 +1,275 @@
+/**
+ * Small, linear-time readers for the shapes around the ReAct labels: reasoning tags, code fences,
+ * wrapping quotes, `Tool[input]` and `tool(input)` calls, "no action" words, prompt echoes and
+ * replies written without a label.
+ */
+
+/** Opening tags of reasoning blocks that are never acted on. */
+const REASONING_OPEN = /<(think|thinking|reasoning|reflection)>/gi;
+const REASONING_CLOSE = /<\/(think|thinking|reasoning|reflection)>/gi;
+
+/** The text with reasoning blocks removed. */
+export interface ReasoningStripped {
+  readonly text: string;
+  /** A complete block (or a stray closing tag with reasoning before it) was removed. */
+  readonly removed: boolean;
+  /** An opening tag was never closed: everything after it was reasoning. */
+  readonly unclosed: boolean;
+}
+
+/**
+ * Removes `<think>…</think>` (and `<thinking>`, `<reasoning>`, `<reflection>`) blocks. A closing
+ * tag with no opening tag before it (templates that put `<think>` in the prompt) removes what
+ * precedes it; an opening tag never closed removes the rest of the text.
+ */
+export function stripReasoningBlocks(text: string): ReasoningStripped {
+  if (!text.includes("<")) return { text, removed: false, unclosed: false };
+  let result = "";
+  let cursor = 0;
+  let removed = false;
+  let unclosed = false;
+  REASONING_OPEN.lastIndex = 0;
+  REASONING_CLOSE.lastIndex = 0;
+  // A closing tag before any opening tag: the prompt opened the block.
+  const firstOpen = REASONING_OPEN.exec(text);
+  const firstClose = REASONING_CLOSE.exec(text);
+  if (firstClose !== null && (firstOpen === null || firstClose.index < firstOpen.index)) {
+    cursor = firstClose.index + firstClose[0].length;
+    removed = true;
+  }
+  REASONING_OPEN.lastIndex = cursor;
+  for (;;) {
+    const open = REASONING_OPEN.exec(text);
+    if (open === null) break;
+    result += text.slice(cursor, open.index);
+    REASONING_CLOSE.lastIndex = open.index + open[0].length;
+    const close = REASONING_CLOSE.exec(text);
+    if (close === null) {
+      cursor = text.length;
+      unclosed = true;
+      break;
+    }
+    removed = true;
+    cursor = close.index + close[0].length;
+    REASONING_OPEN.lastIndex = cursor;
+  }
+  result += text.slice(cursor);
+  return { text: result, removed, unclosed };
+}
+
+/** Whether a line (trimmed) is a code-fence marker (```lang, ``, ~~~). */
+export function fenceMarker(line: string): { readonly isFence: boolean; readonly rest: string } {
+  const trimmed = line.trim();
+  if (trimmed.startsWith("```") || trimmed.startsWith("~~~")) return { isFence: true, rest: trimmed.slice(3) };
+  if (trimmed.startsWith("``") && !trimmed.startsWith("```")) return { isFence: true, rest: trimmed.slice(2) };
+  return { isFence: false, rest: trimmed };
+}
+
+/** Whether a fence line is bare (no language tag and nothing else): a closing fence. */
+export function isBareFence(line: string): boolean {
+  const marker = fenceMarker(line);
+  return marker.isFence && marker.rest.replace(/[`~]/g, "").trim().length === 0;
+}
+
+const NEWLINES = new Set(["\n", "\r"]);
+
+/**
+ * Removes a code fence wrapped around the whole text: the opening line (```lang) and, when present,
+ * the last closing fence.
+ *
+ * @returns the inner text, or `undefined` when the text does not start with a fence
+ */
+export function unwrapCodeFence(text: string): string | undefined {
+  const trimmed = text.trim();
+  const marker = fenceMarker(trimmed.slice(0, trimmed.indexOf("\n") < 0 ? trimmed.length : trimmed.indexOf("\n")));
+  if (!marker.isFence) return undefined;
+  const newline = trimmed.indexOf("\n");
+  // A one-line fence: ```code```
+  if (newline < 0) {
+    const inner = trimmed.replace(/^(`{2,3}|~~~)/, "").replace(/(`{2,3}|~~~)$/, "");
+    return inner.trim();
+  }
+  let body = trimmed.slice(newline + 1);
+  const lastNewline = body.lastIndexOf("\n");
+  const lastLine = lastNewline < 0 ? body : body.slice(lastNewline + 1);
+  if (isBareFence(lastLine)) body = lastNewline < 0 ? "" : body.slice(0, lastNewline);
+  else if (body.trimEnd().endsWith("```")) body = body.trimEnd().slice(0, -3);
+  return trimCharacters(body, NEWLINES);
+}
+
+const QUOTE_PAIRS: ReadonlyArray<readonly [string, string]> = [
+  ['"', '"'],
+  ["'", "'"],
+  ["\u201c", "\u201d"],
+  ["\u2018", "\u2019"],
+  ["`", "`"],
+];
+
+/**
+ * Removes one pair of quotes wrapping the whole text when the pair really wraps it: the same quote
+ * does not occur unescaped inside. A lone opening quote on a one-line text with no closing quote
+ * is removed too (an artifact); a lone closing quote is kept (it may belong to the value, e.g. SQL).
+ *
+ * @returns the text and the repair applied, if any
+ */
+export function stripWrappingQuotes(text: string): { text: string; repair?: string } {
+  if (text.length < 1) return { text };
+  for (const [open, close] of QUOTE_PAIRS) {
+    if (!text.startsWith(open)) continue;
+    if (text.length >= 2 && text.endsWith(close)) {
+      const inner = text.slice(open.length, text.length - close.length);
+      if (!containsUnescaped(inner, open) && !containsUnescaped(inner, close)) return { text: inner.trim(), repair: "wrapping_quotes_removed" };
+      return { text };
+    }
+    if (open !== "`" && !text.includes("\n") && !containsUnescaped(text.slice(open.length), close)) {
+      return { text: text.slice(open.length).trim(), repair: "unbalanced_quote_removed" };
+    }
+    return { text };
+  }
+  return { text };
+}
+
+function containsUnescaped(text: string, quoteCharacter: string): boolean {
+  let from = 0;
+  for (;;) {
+    const index = text.indexOf(quoteCharacter, from);
+    if (index < 0) return false;
+    if (index === 0 || text[index - 1] !== "\\") return true;
+    from = index + 1;
+  }
+}
+
+/** A call written inline on the Action line: `Tool[input]` (ReAct paper) or `tool(input)`. */
+export interface InlineCall {
+  readonly name: string;
+  readonly input: string;
+  readonly style: "bracket" | "parenthesis";
+}
+
+/**
+ * Reads `Tool[input]` or `tool(input)`: the name runs to the first bracket, the input to the last
+ * matching closing bracket at the end of the text (inner brackets are kept).
+ */
+export function readInlineCall(text: string): InlineCall | undefined {
+  const trimmed = text.trim();
+  for (const [open, close, style] of [["[", "]", "bracket"], ["(", ")", "parenthesis"]] as const) {
+    const openIndex = trimmed.indexOf(open);
+    if (openIndex <= 0 || !trimmed.endsWith(close)) continue;
+    const name = trimmed.slice(0, openIndex).trim();
+    if (name.length === 0 || name.length > 100) continue;
+    return { name, input: trimmed.slice(openIndex + 1, trimmed.length - 1).trim(), style };
+  }
+  return undefined;
+}
+
+const NO_OP_DECORATION = new Set(["*", "`", '"', "'", "_", ".", " ", "\t"]);
+
+/** Removes the given characters from both ends (a loop, not an end-anchored regex). */
+export function trimCharacters(text: string, characters: ReadonlySet<string>): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && characters.has(text[start])) start += 1;
+  while (end > start && characters.has(text[end - 1])) end -= 1;
+  return text.slice(start, end);
+}
+
+const NO_OP_ACTIONS = new Set(["none", "n/a", "na", "no action", "no tool", "nothing", "null", "no", "no tool needed", "no action needed", "not applicable", "no_action", "no-op", "noop"]);
+
+/** Whether an Action value means "no action" (`None`, `N/A`, `None: reason`, `None (no tool needed)`). */
+export function isNoOpAction(written: string): boolean {
+  if (written.length > 200) return false;
+  const cleaned = trimCharacters(written, NO_OP_DECORATION).toLowerCase();
+  if (NO_OP_ACTIONS.has(cleaned)) return true;
+  for (const separator of [":", "(", " -", ",", " \u2014"]) {
+    const index = cleaned.indexOf(separator);
+    if (index > 0 && NO_OP_ACTIONS.has(cleaned.slice(0, index).trim())) return true;
+  }
+  return false;
+}
+
+const PROMPT_ECHO_ACTION_PREFIXES = ["one of", "should be one of", "the action to take", "the name of the tool", "name of the tool", "the tool to use", "tool name", "<tool", "[tool", "{tool"];
+
+/** Whether an Action value is a template placeholder from the prompt ("one of [search]", "the action to take"). */
+export function isPromptEchoAction(written: string): boolean {
+  const lower = written.trim().toLowerCase();
+  if (lower.includes("{tool_names}")) return true;
+  return PROMPT_ECHO_ACTION_PREFIXES.some((prefix) => lower.startsWith(prefix));
+}
+
+const NO_TOOL_NEEDED_PHRASES = [
+  "do i need to use a tool? no",
+  "no tool is needed",
+  "no tool needed",
+  "no tools are needed",
+  "no tools needed",
+  "doesn't need any",
+  "doesn't need a",
+  "does not need any",
+  "does not need a",
+  "don't need any",
+  "don't need a",
+  "do not need any",
+  "do not need a",
+  "don't need to use",
+  "do not need to use",
+  "no need to use",
+  "no need for a tool",
+  "no need to look",
+  "without using a tool",
+  "without any tool",
+  "without a tool",
+  "answer directly",
+  "reply directly",
+  "respond directly",
+  "i'll just",
+  "i will just",
+  "i can just",
+];
+
+/** Whether a Thought says no tool is needed (then the text after it is the reply). */
+export function saysNoToolNeeded(thought: string): boolean {
+  const lower = thought.toLowerCase().replace(/\u2019/g, "'");
+  return NO_TOOL_NEEDED_PHRASES.some((phrase) => lower.includes(phrase));
+}
+
+const PLAN_PREFIXES = ["plan:", "step 1", "steps:", "first,", "first i", "to answer this", "to do this", "let me ", "i will ", "i'll ", "i need to ", "i should ", "i must ", "i am going to ", "i'm going to ", "next, i", "next i"];
+const PLAN_PHRASES = ["i will use", "i'll use", "i need to use", "i should use", "i can use", "let me use", "i will call", "i'll call", "i will search", "i'll search", "i will look", "i'll look", "i need to look", "i need to search", "i need to find", "i should look", "i should search"];
+
+/** Whether unlabelled text reads as the model's plan rather than a reply to the user. */
+export function looksLikePlan(text: string): boolean {
+  const lower = text.trim().toLowerCase().replace(/\u2019/g, "'");
+  return PLAN_PREFIXES.some((prefix) => lower.startsWith(prefix)) || PLAN_PHRASES.some((phrase) => lower.includes(phrase));
+}
+
+/** Whether text stops mid-sentence (ends with a letter, digit, comma or dash). */
+export function looksTruncated(text: string): boolean {
+  const trimmed = text.trimEnd();
+  if (trimmed.length === 0) return false;
+  const last = trimmed[trimmed.length - 1];
+  return /[\p{L}\p{N},\-]/u.test(last);
+}
+
+/**
+ * Whether a parsed input is a tool's argument schema echoed back (`{type: "object", properties}`,
+ * or every argument given as `{type, description}`) rather than argument values.
+ */
+export function isSchemaEcho(value: unknown): boolean {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const record = value as Record<string, unknown>;
+  if (record.type === "object" && (typeof record.properties === "object" || Array.isArray(record.required))) return true;
+  const entries = Object.entries(record);
+  if (entries.length === 0) return false;
+  return entries.every(([, field]) => isSchemaField(field));
+}
+
+const SCHEMA_KEYWORDS = new Set(["type", "description", "title", "default", "enum", "items", "properties", "required", "examples", "format", "minimum", "maximum", "anyOf", "oneOf"]);
+const SCHEMA_TYPE_NAMES = new Set(["string", "str", "integer", "int", "number", "float", "boolean", "bool", "object", "dict", "array", "list", "null", "any"]);
+
+function isSchemaField(field: unknown): boolean {
+  if (typeof field !== "object" || field === null || Array.isArray(field)) return false;
+  const keys = Object.keys(field);
+  if (keys.length === 0 || !keys.every((key) => SCHEMA_KEYWORDS.has(key))) return false;
+  const type = (field as Record<string, unknown>).type;
+  const typeIsName = typeof type === "string" && SCHEMA_TYPE_NAMES.has(type.toLowerCase());
+  return typeIsName || (keys.includes("description") && keys.includes("type"));
+}
