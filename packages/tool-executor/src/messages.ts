@@ -8,9 +8,10 @@ const MAX_DETAIL_CHARS = 200;
 
 /** First line of an error message, trimmed and bounded, for quoting to the model. */
 export function briefDetail(text: string): string {
-  const firstLine = text.split(/\r?\n/).find((line) => line.trim() !== "")?.trim() ?? "";
-  const bounded = firstLine.length > MAX_DETAIL_CHARS ? `${firstLine.slice(0, MAX_DETAIL_CHARS - 1)}…` : firstLine;
-  return bounded === "" ? "no details" : bounded;
+  const firstLine = text.split(/\r?\n/, 20).find((line) => line.trim() !== "")?.trim() ?? "";
+  // Clip before stripping trailing full stops, so the regex only ever sees a bounded string.
+  const clipped = firstLine.length > MAX_DETAIL_CHARS ? `${firstLine.slice(0, MAX_DETAIL_CHARS - 1)}…` : firstLine.replace(/[.\s]+$/, "");
+  return clipped === "" ? "no details" : clipped;
 }
 
 function seconds(ms: number): string {

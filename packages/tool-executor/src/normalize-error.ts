@@ -18,10 +18,10 @@ export function toError(thrown: unknown): Error {
     }
     return thrown;
   }
-  if (thrown === undefined) return new Error("The tool threw undefined (no error details).");
-  if (thrown === null) return new Error("The tool threw null (no error details).");
+  if (thrown === undefined) return new Error("The tool threw without an error value (no error details)");
+  if (thrown === null) return new Error("The tool threw null (no error details)");
   if (typeof thrown === "string") {
-    return new Error(thrown.trim() === "" ? "The tool threw an empty string." : thrown);
+    return new Error(thrown.trim() === "" ? "The tool threw an empty string" : thrown);
   }
   if (typeof thrown === "object") {
     const record = thrown as Record<string, unknown>;

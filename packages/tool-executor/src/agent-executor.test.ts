@@ -1,0 +1,234 @@
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import { DynamicTool, tool } from "@langchain/core/tools";
+import type { ReinsEvent, ToolCallEvent } from "@reins/core";
+import { z } from "zod";
+import { runStockAgent, type ExecutorPath } from "./__fixtures__/agent-harness";
+import { never, settleWithFakeTimers } from "./__fixtures__/fake-time";
+import { actionReply, finalReply } from "./__fixtures__/scripted-chat-model";
+import { ToolExecutor } from "./index";
+
+class NoopHandler extends BaseCallbackHandler {
+  name = "noop";
+}
+
+function stringTool(name: string, behaviours: Array<(input: string) => unknown>): { tool: DynamicTool; calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    tool: new DynamicTool({
+      name,
+      description: `${name} tool`,
+      func: async (input) => {
+        calls.push(input);
+        return (await behaviours[Math.min(calls.length - 1, behaviours.length - 1)](input)) as string;
+      },
+    }),
+  };
+}
+
+function toolCallEvents(events: ReinsEvent[]): ToolCallEvent[] {
+  return events.filter((event): event is ToolCallEvent => event.type === "tool_call");
+}
+
+function expectModelFacing(observation: string): void {
+  expect(observation.trim()).not.toBe("");
+  expect(observation).not.toMatch(/undefined|\[object Object\]|\n\s+at /);
+}
+
+afterEach(() => {
+  jest.useRealTimers();
+});
+
+describe.each<ExecutorPath>(["invoke", "stream"])("ToolExecutor with the stock AgentExecutor (%s path)", (path) => {
+  describe("a tool that never resolves", () => {
+    it("settles within timeoutMs × attempts + backoff and the model reads a timeout observation", async () => {
+      jest.useFakeTimers();
+      const hanging = stringTool("slow_search", [() => never()]);
+      const executor = new ToolExecutor({ defaults: { timeoutMs: 1000, retry: { maxAttempts: 2, initialDelayMs: 100, maxDelayMs: 100, jitter: "none" } } });
+      const run = runStockAgent({
+        path,
+        tools: executor.wrap([hanging.tool]),
+        replies: [actionReply("slow_search", "weather in Paris"), finalReply("I could not look it up.")],
+      });
+      const { value, elapsedMs } = await settleWithFakeTimers(run, { stepMs: 5 });
+      expect(elapsedMs).toBeLessThanOrEqual(1000 * 2 + 100 + 20);
+      expect(hanging.calls).toHaveLength(2);
+      expect(value.steps[0].observation).toMatch(/"slow_search" did not answer within 1 s \(tried 2 times\)/);
+      expect(value.model.prompts[1]).toContain('Observation: Tool "slow_search" did not answer');
+      expect(value.output).toBe("I could not look it up.");
+    });
+  });
+
+  describe("tools that throw non-errors", () => {
+    it.each([
+      ["a string", "rate limited by upstream"],
+      ["an object", { detail: "upstream exploded" }],
+      ["undefined", undefined],
+    ])("gives the model a non-empty, meaningful observation when the tool throws %s", async (_label, thrown) => {
+      const thrower = stringTool("lookup", [
+        () => {
+          throw thrown;
+        },
+      ]);
+      const executor = new ToolExecutor({ defaults: { retry: false } });
+      const result = await runStockAgent({ path, tools: executor.wrap([thrower.tool]), replies: [actionReply("lookup", "x"), finalReply("done")] });
+      const observation = result.steps[0].observation as string;
+      expectModelFacing(observation);
+      expect(observation).toMatch(/^Tool "lookup" failed: /);
+      expect(observation).toMatch(/change the input, use another tool, or answer/);
+    });
+  });
+
+  describe("a flaky HTTP tool (503, 503, 200)", () => {
+    it("succeeds on the third attempt", async () => {
+      jest.useFakeTimers();
+      const events: ReinsEvent[] = [];
+      const flaky = stringTool("weather", [
+        () => {
+          throw { status: 503, message: "Service Unavailable" };
+        },
+        () => {
+          throw { status: 503, message: "Service Unavailable" };
+        },
+        () => JSON.stringify({ status: 200, body: '{"temp":18}' }),
+      ]);
+      const executor = new ToolExecutor({ onEvent: (event) => events.push(event), defaults: { retry: { maxAttempts: 3, initialDelayMs: 50, jitter: "full" } } });
+      const { value } = await settleWithFakeTimers(
+        runStockAgent({ path, tools: executor.wrap([flaky.tool]), replies: [actionReply("weather", "Paris"), finalReply("18")] }),
+      );
+      expect(flaky.calls).toHaveLength(3);
+      expect(value.steps[0].observation).toBe('{"status":200,"body":"{\\"temp\\":18}"}');
+      expect(toolCallEvents(events).map((event) => event.outcome)).toEqual(["success"]);
+      expect(events.filter((event) => event.type === "tool_retry")).toHaveLength(2);
+    });
+  });
+
+  describe("a dead service behind a circuit breaker", () => {
+    it("answers without calling the tool once open, and a half-open probe closes the circuit", async () => {
+      jest.useFakeTimers();
+      let healthy = false;
+      const dead = stringTool("inventory", [
+        () => {
+          if (healthy) return "12 in stock";
+          throw { status: 500, message: "Internal Server Error" };
+        },
+      ]);
+      const executor = new ToolExecutor({ defaults: { retry: false, circuitBreaker: { failureThreshold: 2, halfOpenAfterMs: 30_000 } } });
+      const { value } = await settleWithFakeTimers(
+        runStockAgent({
+          path,
+          tools: executor.wrap([dead.tool]),
+          replies: [
+            actionReply("inventory", "sku-1"),
+            actionReply("inventory", "sku-1"),
+            actionReply("inventory", "sku-1"),
+            () => {
+              healthy = true;
+              jest.setSystemTime(Date.now() + 30_001);
+              return actionReply("inventory", "sku-1");
+            },
+            finalReply("12"),
+          ],
+        }),
+      );
+      expect(dead.calls).toHaveLength(3);
+      const observations = value.steps.map((step) => step.observation as string);
+      expect(observations[2]).toMatch(/"inventory" is unavailable right now/);
+      expect(observations[3]).toBe("12 in stock");
+      expect(executor.circuitStateOf("inventory")).toBe("closed");
+    });
+  });
+
+  describe("a cached lookup", () => {
+    it("serves an identical call within the TTL from the cache", async () => {
+      const search = stringTool("search", [(input) => `results for ${input}`]);
+      const executor = new ToolExecutor({ defaults: { cache: { ttlMs: 60_000 } } });
+      const result = await runStockAgent({
+        path,
+        tools: executor.wrap([search.tool]),
+        replies: [actionReply("search", "capital of France"), actionReply("search", "capital of France"), finalReply("Paris")],
+      });
+      expect(search.calls).toHaveLength(1);
+      expect(result.steps.map((step) => step.observation)).toEqual(["results for capital of France", "results for capital of France"]);
+    });
+  });
+
+  describe("a side-effect tool", () => {
+    it("never runs without confirmation and runs once confirmed", async () => {
+      const sent: unknown[] = [];
+      const sendEmail = tool(
+        async (input: { to: string }) => {
+          sent.push(input);
+          return `sent to ${input.to}`;
+        },
+        { name: "send_email", description: "Sends an email.", schema: z.object({ to: z.string() }) },
+      );
+      const executor = new ToolExecutor({ policies: { send_email: { sideEffects: true } } });
+      const result = await runStockAgent({
+        path,
+        tools: executor.wrap([sendEmail]),
+        callbacks: [new NoopHandler()],
+        replies: [
+          actionReply("send_email", '{"to": "a@example.com"}'),
+          actionReply("send_email", '{"to": "a@example.com", "confirm": true}'),
+          actionReply("send_email", '{"to": "a@example.com", "confirm": true}'),
+          finalReply("sent"),
+        ],
+      });
+      const observations = result.steps.map((step) => step.observation as string);
+      expect(observations[0]).toMatch(/^DRY RUN: tool "send_email"/);
+      expect(observations[1]).toBe("sent to a@example.com");
+      expect(observations[2]).toMatch(/already run with this input in this task/);
+      expect(sent).toEqual([{ to: "a@example.com" }]);
+    });
+  });
+
+  describe("more concurrent calls than the bulkhead allows", () => {
+    it("gives the extra call a clear rejection", async () => {
+      jest.useFakeTimers();
+      const slow = stringTool("render", [() => new Promise((resolve) => setTimeout(() => resolve("rendered"), 500))]);
+      const executor = new ToolExecutor({ defaults: { bulkhead: { maxConcurrent: 1, maxQueued: 0 } } });
+      const tools = executor.wrap([slow.tool]);
+      const runs = Promise.all([
+        runStockAgent({ path, tools, replies: [actionReply("render", "page 1"), finalReply("ok")] }),
+        runStockAgent({ path, tools, replies: [actionReply("render", "page 2"), finalReply("ok")] }),
+      ]);
+      const { value } = await settleWithFakeTimers(runs);
+      const observations = value.map((result) => result.steps[0].observation as string).sort();
+      expect(observations[0]).toMatch(/^Tool "render" is busy \(1 calls already running and its queue is full\)/);
+      expect(observations[1]).toBe("rendered");
+      expect(slow.calls).toHaveLength(1);
+    });
+  });
+
+  describe("run identity", () => {
+    it("counts maxCallsPerRun per AgentExecutor invocation (tool run's parent run id)", async () => {
+      const events: ReinsEvent[] = [];
+      const search = stringTool("search", [(input) => `r:${input}`]);
+      const executor = new ToolExecutor({ onEvent: (event) => events.push(event), policies: { search: { maxCallsPerRun: 2 } } });
+      const tools = executor.wrap([search.tool]);
+      const replies = [actionReply("search", "1"), actionReply("search", "2"), actionReply("search", "3"), finalReply("done")];
+      const first = await runStockAgent({ path, tools, replies, callbacks: [new NoopHandler()] });
+      await runStockAgent({ path, tools, replies: [actionReply("search", "4"), finalReply("done")], callbacks: [new NoopHandler()] });
+      expect(first.steps[2].observation).toMatch(/already called 2 times in this task/);
+      expect(search.calls).toEqual(["1", "2", "4"]);
+      const runIds = toolCallEvents(events).map((event) => event.runId);
+      expect(new Set(runIds.slice(0, 3)).size).toBe(1);
+      expect(runIds[3]).not.toBe(runIds[0]);
+      expect(runIds.every((runId) => typeof runId === "string")).toBe(true);
+    });
+  });
+
+  describe("a returnDirect tool", () => {
+    it("passes returnDirect through, so the run ends on the tool's observation", async () => {
+      const direct = new DynamicTool({ name: "final_lookup", description: "Answers directly.", returnDirect: true, func: async () => "the direct answer" });
+      const executor = new ToolExecutor();
+      const result = await runStockAgent({ path, tools: executor.wrap([direct]), replies: [actionReply("final_lookup", "x")] });
+      expect(result.model.prompts).toHaveLength(1);
+      expect(result.steps.map((step) => step.observation)).toEqual(["the direct answer"]);
+      // The stock stream() loop overwrites a returnDirect output with the step chunk (LangChain
+      // behaviour, AgentExecutorIterator._processNextStepOutput), so only invoke() reports it.
+      expect(result.output).toBe(path === "invoke" ? "the direct answer" : undefined);
+    });
+  });
+});

@@ -1,0 +1,544 @@
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import { ToolMessage } from "@langchain/core/messages";
+import { DynamicStructuredTool, DynamicTool, tool } from "@langchain/core/tools";
+import { RunContextStore, type ReinsEvent, type ToolCallEvent } from "@reins/core";
+import { z } from "zod";
+import { never, settleWithFakeTimers } from "./__fixtures__/fake-time";
+import {
+  BulkheadRejectedError,
+  CallLimitExceededError,
+  CircuitOpenError,
+  DuplicateCallError,
+  InMemoryToolResultStore,
+  ToolExecutionError,
+  ToolExecutor,
+  ToolExecutorOptionsError,
+  ToolResultCheckError,
+  ToolTimeoutError,
+  ToolValidationError,
+  type ToolExecutorOptions,
+} from "./index";
+
+class NoopHandler extends BaseCallbackHandler {
+  name = "noop";
+}
+
+function recorder(): { events: ReinsEvent[]; toolCalls: () => ToolCallEvent[]; options: Pick<ToolExecutorOptions, "onEvent"> } {
+  const events: ReinsEvent[] = [];
+  return {
+    events,
+    toolCalls: () => events.filter((event): event is ToolCallEvent => event.type === "tool_call"),
+    options: { onEvent: (event) => events.push(event) },
+  };
+}
+
+/** A string tool whose behaviour per call is scripted. */
+function scriptedStringTool(name: string, behaviours: Array<(input: string, signal?: AbortSignal) => unknown>): { tool: DynamicTool; calls: string[]; signals: Array<AbortSignal | undefined> } {
+  const calls: string[] = [];
+  const signals: Array<AbortSignal | undefined> = [];
+  const stringTool = new DynamicTool({
+    name,
+    description: `${name} tool`,
+    func: async (input, _runManager, config) => {
+      calls.push(input);
+      signals.push(config?.signal);
+      const behaviour = behaviours[Math.min(calls.length - 1, behaviours.length - 1)];
+      return (await behaviour(input, config?.signal)) as string;
+    },
+  });
+  return { tool: stringTool, calls, signals };
+}
+
+function expectModelFacing(observation: unknown): void {
+  expect(typeof observation).toBe("string");
+  const text = observation as string;
+  expect(text.trim()).not.toBe("");
+  expect(text).not.toMatch(/undefined|\[object Object\]|\n\s+at /);
+}
+
+afterEach(() => {
+  jest.useRealTimers();
+});
+
+describe("ToolExecutor", () => {
+  describe("wrapping", () => {
+    it("keeps name, description, schema kind and returnDirect", () => {
+      const stringTool = new DynamicTool({ name: "lookup", description: "Looks up a word.", func: async () => "x", returnDirect: true });
+      const objectTool = tool(async ({ a }: { a: number }) => String(a), {
+        name: "double",
+        description: "Doubles a number.",
+        schema: z.object({ a: z.number().describe("the number") }),
+      });
+      const [wrappedString, wrappedObject] = new ToolExecutor().wrap([stringTool, objectTool]);
+      expect(wrappedString.name).toBe("lookup");
+      expect(wrappedString.description).toBe("Looks up a word.");
+      expect(wrappedString.returnDirect).toBe(true);
+      expect(wrappedString.schema).toBe(stringTool.schema);
+      expect(wrappedObject.name).toBe("double");
+      expect(wrappedObject.schema).toBe(objectTool.schema);
+    });
+
+    it("adds an optional confirm field to object-schema side-effect tools", async () => {
+      const sendEmail = tool(async () => "sent", {
+        name: "send_email",
+        description: "Sends an email.",
+        schema: z.object({ to: z.string() }),
+      });
+      const [wrapped] = new ToolExecutor({ policies: { send_email: { sideEffects: true } } }).wrap([sendEmail]);
+      const shape = (wrapped.schema as unknown as { shape: Record<string, unknown> }).shape;
+      expect(Object.keys(shape).sort()).toEqual(["confirm", "to"]);
+    });
+
+    it("fails fast naming the bad policy field", () => {
+      expect(() => new ToolExecutor({ policies: { search: { retry: { maxAttempts: 0 } } } })).toThrow(ToolExecutorOptionsError);
+      try {
+        new ToolExecutor({ policies: { search: { retry: { maxAttempts: 0 } } } });
+      } catch (error) {
+        expect(ToolExecutorOptionsError.isInstance(error) && error.field).toBe("policies.search.retry.maxAttempts");
+      }
+    });
+  });
+
+  describe("timeout", () => {
+    it("abandons a never-resolving tool at timeoutMs, aborts its signal and answers with a timeout observation", async () => {
+      jest.useFakeTimers();
+      const { events, toolCalls, options } = recorder();
+      const hanging = scriptedStringTool("slow_search", [() => never()]);
+      const [wrapped] = new ToolExecutor({ ...options, defaults: { timeoutMs: 2000, retry: false } }).wrap([hanging.tool]);
+      const { value, elapsedMs } = await settleWithFakeTimers(wrapped.invoke("query"));
+      expectModelFacing(value);
+      expect(value).toContain('"slow_search" did not answer within 2 s');
+      expect(elapsedMs).toBeGreaterThanOrEqual(2000);
+      expect(elapsedMs).toBeLessThanOrEqual(2010);
+      expect(hanging.signals[0]?.aborted).toBe(true);
+      expect(toolCalls()[0]).toMatchObject({ toolName: "slow_search", outcome: "timeout" });
+      expect(ToolTimeoutError.isInstance(toolCalls()[0].error)).toBe(true);
+      expect(events.some((event) => event.type === "tool_retry")).toBe(false);
+    });
+
+    it("settles within timeoutMs × attempts + total backoff when the tool keeps hanging", async () => {
+      jest.useFakeTimers();
+      const { events, toolCalls, options } = recorder();
+      const hanging = scriptedStringTool("slow", [() => never()]);
+      const [wrapped] = new ToolExecutor({
+        ...options,
+        defaults: { timeoutMs: 1000, retry: { maxAttempts: 3, initialDelayMs: 100, maxDelayMs: 400, jitter: "none" } },
+      }).wrap([hanging.tool]);
+      const { value, elapsedMs } = await settleWithFakeTimers(wrapped.invoke("q"), { stepMs: 5 });
+      expect(hanging.calls).toHaveLength(3);
+      expect(elapsedMs).toBeLessThanOrEqual(1000 * 3 + 100 + 200 + 15);
+      expect(value).toContain("tried 3 times");
+      expect(events.filter((event) => event.type === "tool_retry")).toHaveLength(2);
+      expect(toolCalls()[0].outcome).toBe("timeout");
+    });
+  });
+
+  describe("thrown values", () => {
+    it.each([
+      ["a string", "quota exceeded", /quota exceeded/],
+      ["a plain object with a message", { message: "bad gateway upstream" }, /bad gateway upstream/],
+      ["a plain object without a message", { foo: 1 }, /threw an object: \{"foo":1\}/],
+      ["undefined", undefined, /threw no error details|no error details/],
+      ["null", null, /no error details/],
+      ["an Error with an empty message", new Error(""), /Error with no message/],
+      ["an Error with a stack-like multi-line message", new Error("first line\n    at Object.<anonymous> (file.ts:1:1)"), /first line/],
+    ])("turns %s into a non-empty, meaningful observation and a ToolExecutionError", async (_label, thrown, expected) => {
+      const { toolCalls, options } = recorder();
+      const failing = scriptedStringTool("flaky", [
+        () => {
+          throw thrown;
+        },
+      ]);
+      const [wrapped] = new ToolExecutor({ ...options, defaults: { retry: false } }).wrap([failing.tool]);
+      const observation = await wrapped.invoke("x");
+      expectModelFacing(observation);
+      expect(observation).toMatch(/Tool "flaky" failed/);
+      expect(observation).toMatch(expected);
+      const event = toolCalls()[0];
+      expect(event.outcome).toBe("error");
+      expect(ToolExecutionError.isInstance(event.error)).toBe(true);
+      expect((event.error as ToolExecutionError).cause).toBeInstanceOf(Error);
+    });
+
+    it("treats a returned Error as a failure", async () => {
+      const returning = scriptedStringTool("returns_error", [() => new Error("upstream said no")]);
+      const [wrapped] = new ToolExecutor({ defaults: { retry: false } }).wrap([returning.tool]);
+      await expect(wrapped.invoke("x")).resolves.toMatch(/failed: upstream said no/);
+    });
+  });
+
+  describe("retry", () => {
+    it("succeeds on the third attempt after 503, 503", async () => {
+      jest.useFakeTimers();
+      const { events, toolCalls, options } = recorder();
+      const flaky = scriptedStringTool("weather", [
+        () => {
+          throw Object.assign(new Error("Service Unavailable"), { status: 503 });
+        },
+        () => {
+          throw { response: { status: 503 }, message: "Service Unavailable" };
+        },
+        () => "18 °C and sunny",
+      ]);
+      const [wrapped] = new ToolExecutor({ ...options, defaults: { retry: { maxAttempts: 3, initialDelayMs: 100, jitter: "none" } } }).wrap([flaky.tool]);
+      const { value } = await settleWithFakeTimers(wrapped.invoke("Paris"));
+      expect(value).toBe("18 °C and sunny");
+      expect(flaky.calls).toHaveLength(3);
+      expect(events.filter((event) => event.type === "tool_retry").map((event) => (event.type === "tool_retry" ? event.attempt : 0))).toEqual([2, 3]);
+      expect(toolCalls()[0].outcome).toBe("success");
+    });
+
+    it.each([
+      ["ECONNRESET", Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }), 2],
+      ["HTTP 429", { statusCode: 429, message: "Too Many Requests" }, 2],
+      ["HTTP 404", { status: 404, message: "Not Found" }, 1],
+      ["a plain error", new Error("division by zero"), 1],
+    ])("retries %s only when retryable (%p, expected calls %i)", async (_label, thrown, expectedCalls) => {
+      jest.useFakeTimers();
+      const flaky = scriptedStringTool("api", [
+        () => {
+          throw thrown;
+        },
+        () => "ok",
+      ]);
+      const [wrapped] = new ToolExecutor({ defaults: { retry: { maxAttempts: 2, initialDelayMs: 10, jitter: "none" } } }).wrap([flaky.tool]);
+      await settleWithFakeTimers(wrapped.invoke("x"));
+      expect(flaky.calls).toHaveLength(expectedCalls);
+    });
+
+    it("never retries tools that are not idempotent", async () => {
+      jest.useFakeTimers();
+      const flaky = scriptedStringTool("charge_card", [
+        () => {
+          throw { status: 503, message: "unavailable" };
+        },
+        () => "charged",
+      ]);
+      const [wrapped] = new ToolExecutor({ policies: { charge_card: { idempotent: false } } }).wrap([flaky.tool]);
+      const { value } = await settleWithFakeTimers(wrapped.invoke("10 EUR"));
+      expect(flaky.calls).toHaveLength(1);
+      expect(value).toMatch(/temporary error/);
+    });
+
+    it("uses retryOn instead of the default classification", async () => {
+      jest.useFakeTimers();
+      const flaky = scriptedStringTool("custom", [
+        () => {
+          throw new Error("try again please");
+        },
+        () => "done",
+      ]);
+      const [wrapped] = new ToolExecutor({
+        defaults: { retry: { maxAttempts: 2, initialDelayMs: 1, jitter: "none", retryOn: (error) => /try again/.test(error.message) } },
+      }).wrap([flaky.tool]);
+      const { value } = await settleWithFakeTimers(wrapped.invoke("x"));
+      expect(value).toBe("done");
+    });
+  });
+
+  describe("circuit breaker", () => {
+    it("answers at once without calling the tool after failureThreshold failures, and a half-open probe closes it", async () => {
+      jest.useFakeTimers();
+      const { events, toolCalls, options } = recorder();
+      let healthy = false;
+      const flaky = scriptedStringTool("inventory", [
+        () => {
+          if (healthy) return "42 in stock";
+          throw { status: 500, message: "Internal Server Error" };
+        },
+      ]);
+      const executor = new ToolExecutor({
+        ...options,
+        defaults: { retry: false, circuitBreaker: { failureThreshold: 3, halfOpenAfterMs: 10_000 } },
+      });
+      const [wrapped] = executor.wrap([flaky.tool]);
+      for (let index = 0; index < 3; index += 1) await wrapped.invoke("sku-1");
+      expect(flaky.calls).toHaveLength(3);
+      expect(executor.circuitStateOf("inventory")).toBe("open");
+
+      const whileOpen = await wrapped.invoke("sku-1");
+      expect(flaky.calls).toHaveLength(3);
+      expectModelFacing(whileOpen);
+      expect(whileOpen).toMatch(/"inventory" is unavailable right now/);
+      expect(whileOpen).toMatch(/use another tool/);
+      expect(toolCalls()[3].outcome).toBe("circuit_open");
+      expect(CircuitOpenError.isInstance(toolCalls()[3].error)).toBe(true);
+
+      healthy = true;
+      await jest.advanceTimersByTimeAsync(10_001);
+      const probe = await wrapped.invoke("sku-1");
+      expect(probe).toBe("42 in stock");
+      expect(flaky.calls).toHaveLength(4);
+      expect(executor.circuitStateOf("inventory")).toBe("closed");
+      const states = events.filter((event) => event.type === "circuit_state").map((event) => (event.type === "circuit_state" ? event.state : ""));
+      expect(states).toEqual(["open", "half_open", "closed"]);
+    });
+  });
+
+  describe("fallback", () => {
+    const failing = (): DynamicTool =>
+      scriptedStringTool("primary", [
+        () => {
+          throw { status: 503, message: "down" };
+        },
+      ]).tool;
+
+    it.each([
+      ["a message", "Service degraded, using historical average: 17 °C.", "Service degraded, using historical average: 17 °C."],
+      ["a value", { value: { temperature: 17 } }, '{"temperature":17}'],
+      ["a function of the error and input", (error: Error, toolInput: unknown) => `fallback for ${String(toolInput)} after: ${error.name}`, "fallback for Berlin after: ToolExecutionError"],
+    ])("answers with %s and reports outcome fallback with the cause", async (_label, fallback, expected) => {
+      const { toolCalls, options } = recorder();
+      const [wrapped] = new ToolExecutor({ ...options, defaults: { retry: false, fallback } }).wrap([failing()]);
+      await expect(wrapped.invoke("Berlin")).resolves.toBe(expected);
+      expect(toolCalls()[0].outcome).toBe("fallback");
+      expect(ToolExecutionError.isInstance(toolCalls()[0].error)).toBe(true);
+    });
+
+    it("sends the same input to a backup tool", async () => {
+      const { toolCalls, options } = recorder();
+      const backup = scriptedStringTool("weather_history", [(input) => `historical average for ${input}: 16 °C`]);
+      const [wrapped] = new ToolExecutor({ ...options, defaults: { retry: false }, policies: { primary: { fallback: { tool: "weather_history" } } } }).wrap([
+        failing(),
+        backup.tool,
+      ]);
+      const observation = await wrapped.invoke("Oslo");
+      expect(observation).toContain('comes from "weather_history"');
+      expect(observation).toContain("historical average for Oslo: 16 °C");
+      expect(toolCalls().map((event) => event.outcome)).toEqual(["fallback"]);
+    });
+  });
+
+  describe("cache", () => {
+    it("serves an identical call within ttlMs from the cache and calls again after expiry", async () => {
+      jest.useFakeTimers();
+      const { toolCalls, options } = recorder();
+      const counting = scriptedStringTool("search", [(input) => `results for ${input}`]);
+      const [wrapped] = new ToolExecutor({ ...options, defaults: { cache: { ttlMs: 60_000 } } }).wrap([counting.tool]);
+      expect(await wrapped.invoke("  capital of France ")).toBe("results for   capital of France ");
+      expect(await wrapped.invoke("capital of France")).toBe("results for   capital of France ");
+      expect(counting.calls).toHaveLength(1);
+      expect(toolCalls().map((event) => event.outcome)).toEqual(["success", "cached"]);
+      await jest.advanceTimersByTimeAsync(60_001);
+      await wrapped.invoke("capital of France");
+      expect(counting.calls).toHaveLength(2);
+    });
+
+    it("never caches failures and respects cacheable", async () => {
+      const behaviours = [
+        () => {
+          throw new Error("nope");
+        },
+        () => "empty",
+        () => "full",
+      ];
+      const counting = scriptedStringTool("search", behaviours);
+      const [wrapped] = new ToolExecutor({
+        defaults: { retry: false, cache: { ttlMs: 60_000, cacheable: (result) => result !== "empty" } },
+      }).wrap([counting.tool]);
+      await wrapped.invoke("q");
+      await wrapped.invoke("q");
+      await wrapped.invoke("q");
+      await wrapped.invoke("q");
+      expect(counting.calls).toHaveLength(3);
+    });
+
+    it("uses a custom store", async () => {
+      const store = new InMemoryToolResultStore({ maxEntries: 10 });
+      const counting = scriptedStringTool("search", [(input) => `r:${input}`]);
+      const [wrapped] = new ToolExecutor({ defaults: { cache: { store } } }).wrap([counting.tool]);
+      await wrapped.invoke("a");
+      expect(store.size).toBe(1);
+    });
+  });
+
+  describe("side effects", () => {
+    function emailTool(): { tool: DynamicStructuredTool; sent: unknown[] } {
+      const sent: unknown[] = [];
+      const sendEmail = tool(
+        async (input: { to: string; subject: string }) => {
+          sent.push(input);
+          return `sent to ${input.to}`;
+        },
+        { name: "send_email", description: "Sends an email.", schema: z.object({ to: z.string(), subject: z.string() }) },
+      ) as DynamicStructuredTool;
+      return { tool: sendEmail, sent };
+    }
+
+    it("returns a dry-run preview and never runs the tool without confirmation", async () => {
+      const { toolCalls, options } = recorder();
+      const email = emailTool();
+      const [wrapped] = new ToolExecutor({ ...options, policies: { send_email: { sideEffects: true } } }).wrap([email.tool]);
+      const observation = await wrapped.invoke({ to: "a@example.com", subject: "Hi" });
+      expect(email.sent).toHaveLength(0);
+      expect(observation).toMatch(/^DRY RUN: tool "send_email" has side effects and was NOT executed/);
+      expect(observation).toContain('"confirm": true');
+      expect(toolCalls()[0].outcome).toBe("dry_run");
+    });
+
+    it("runs with confirm: true, passes the input without confirm, and drops a repeat in the same run", async () => {
+      const { toolCalls, options } = recorder();
+      const store = new RunContextStore();
+      store.start("run-1");
+      store.link("tool-run-1", "run-1");
+      store.link("tool-run-2", "run-1");
+      const email = emailTool();
+      const [wrapped] = new ToolExecutor({ ...options, runContext: store, policies: { send_email: { sideEffects: true } } }).wrap([email.tool]);
+      const input = { to: "a@example.com", subject: "Hi", confirm: true };
+      expect(await wrapped.invoke(input, { runId: "tool-run-1", callbacks: [new NoopHandler()] })).toBe("sent to a@example.com");
+      const repeat = await wrapped.invoke(input, { runId: "tool-run-2", callbacks: [new NoopHandler()] });
+      expect(email.sent).toEqual([{ to: "a@example.com", subject: "Hi" }]);
+      expect(repeat).toMatch(/already run with this input in this task/);
+      expect(repeat).toContain("sent to a@example.com");
+      expect(toolCalls().map((event) => [event.outcome, event.runId])).toEqual([
+        ["success", "run-1"],
+        ["rejected", "run-1"],
+      ]);
+      expect(DuplicateCallError.isInstance(toolCalls()[1].error)).toBe(true);
+    });
+
+    it("confirms a string tool with the CONFIRM: prefix and strips it", async () => {
+      const deleter = scriptedStringTool("delete_file", [(input) => `deleted ${input}`]);
+      const [wrapped] = new ToolExecutor({ policies: { delete_file: { sideEffects: true } } }).wrap([deleter.tool]);
+      expect(await wrapped.invoke("/tmp/a.txt")).toMatch(/DRY RUN.*prefixed by "CONFIRM:"/);
+      expect(deleter.calls).toHaveLength(0);
+      expect(await wrapped.invoke("CONFIRM: /tmp/a.txt")).toBe("deleted /tmp/a.txt");
+    });
+  });
+
+  describe("bulkhead", () => {
+    it("rejects calls beyond maxConcurrent + maxQueued with a clear observation", async () => {
+      const { toolCalls, options } = recorder();
+      let release: (value: string) => void = () => undefined;
+      const blocking = scriptedStringTool("render", [() => new Promise<string>((resolve) => (release = resolve)), () => "second"]);
+      const [wrapped] = new ToolExecutor({ ...options, defaults: { bulkhead: { maxConcurrent: 1, maxQueued: 0 } } }).wrap([blocking.tool]);
+      const first = wrapped.invoke("a");
+      await new Promise((resolve) => setImmediate(resolve));
+      const rejected = await wrapped.invoke("b");
+      expectModelFacing(rejected);
+      expect(rejected).toMatch(/"render" is busy \(1 calls already running/);
+      release("first done");
+      expect(await first).toBe("first done");
+      expect(blocking.calls).toEqual(["a"]);
+      expect(toolCalls().map((event) => event.outcome).sort()).toEqual(["rejected", "success"]);
+      expect(BulkheadRejectedError.isInstance(toolCalls().find((event) => event.outcome === "rejected")?.error)).toBe(true);
+    });
+  });
+
+  describe("maxCallsPerRun", () => {
+    it("rejects calls beyond the cap within one run and starts afresh for another run", async () => {
+      const { toolCalls, options } = recorder();
+      const store = new RunContextStore();
+      store.start("run-a");
+      store.start("run-b");
+      const counting = scriptedStringTool("search", [(input) => `r:${input}`]);
+      const [wrapped] = new ToolExecutor({ ...options, runContext: store, defaults: { maxCallsPerRun: 2 } }).wrap([counting.tool]);
+      const inRun = (runId: string) => ({ runId: `${runId}-${Math.random()}`, callbacks: [new NoopHandler()] });
+      for (const input of ["1", "2", "3"]) {
+        const config = inRun("run-a");
+        store.link(config.runId, "run-a");
+        await wrapped.invoke(input, config);
+      }
+      const other = inRun("run-b");
+      store.link(other.runId, "run-b");
+      await wrapped.invoke("4", other);
+      expect(counting.calls).toEqual(["1", "2", "4"]);
+      expect(toolCalls().map((event) => event.outcome)).toEqual(["success", "success", "rejected", "success"]);
+      expect(CallLimitExceededError.isInstance(toolCalls()[2].error)).toBe(true);
+    });
+  });
+
+  describe("result checks", () => {
+    it("retries a ghost failure (HTTP 200 body with code 500) and reports it with label code_mismatch", async () => {
+      jest.useFakeTimers();
+      const { toolCalls, options } = recorder();
+      const ghost = scriptedStringTool("orders", [() => '{"code":500,"msg":"system busy"}']);
+      const [wrapped] = new ToolExecutor({ ...options, defaults: { retry: { maxAttempts: 2, initialDelayMs: 10, jitter: "none" } } }).wrap([ghost.tool]);
+      const { value } = await settleWithFakeTimers(wrapped.invoke("list"));
+      expect(ghost.calls).toHaveLength(2);
+      expect(value).toMatch(/answered, but the result reports a failure \(code_mismatch: code 500: system busy\)/);
+      const error = toolCalls()[0].error;
+      expect(ToolResultCheckError.isInstance(error) && error.label).toBe("code_mismatch");
+    });
+
+    it("applies requiredFields and a custom checkResult", async () => {
+      const objectTool = tool(async () => ({ data: { items: null } }), { name: "list", description: "Lists.", schema: z.object({}) });
+      const [wrapped] = new ToolExecutor({ defaults: { retry: false, resultChecks: { requiredFields: ["data.items"] } } }).wrap([objectTool]);
+      await expect(wrapped.invoke({})).resolves.toMatch(/missing_field: missing "data.items"/);
+      const custom = tool(async () => "n/a", { name: "custom", description: "C." });
+      const [wrappedCustom] = new ToolExecutor({ defaults: { retry: false, checkResult: (result) => (result === "n/a" ? "placeholder answer" : undefined) } }).wrap([custom]);
+      await expect(wrappedCustom.invoke("x")).resolves.toMatch(/check_failed: placeholder answer/);
+    });
+  });
+
+  describe("input validation", () => {
+    const add = (): DynamicStructuredTool =>
+      tool(async ({ a, b }: { a: number; b: number }) => a + b, {
+        name: "add",
+        description: "Adds.",
+        schema: z.object({ a: z.number(), b: z.number() }),
+      }) as DynamicStructuredTool;
+
+    it("parses a JSON string (even fenced) for an object-schema tool", async () => {
+      const [wrapped] = new ToolExecutor().wrap([add()]);
+      await expect(wrapped.invoke('```json\n{"a": 2, "b": 3}\n```')).resolves.toBe("5");
+    });
+
+    it("answers field-level messages and outcome invalid_input instead of throwing", async () => {
+      const { toolCalls, options } = recorder();
+      const [wrapped] = new ToolExecutor(options).wrap([add()]);
+      const observation = await wrapped.invoke({ a: "two" });
+      expect(observation).toMatch(/^Invalid input for tool "add": a: .*number.*; b: .*number/);
+      expect(toolCalls()[0].outcome).toBe("invalid_input");
+      expect(ToolValidationError.isInstance(toolCalls()[0].error)).toBe(true);
+      await expect(wrapped.invoke("a=2, b=3")).resolves.toMatch(/must be a JSON object \(an object with "a", "b"\)/);
+    });
+
+    it("applies the policy's validate schema and sanitize hook", async () => {
+      const echo = scriptedStringTool("echo", [(input) => `echo:${input}`]);
+      const [wrapped] = new ToolExecutor({
+        policies: { echo: { validate: z.string().min(3, "must be at least 3 characters"), sanitize: (input) => String(input).toUpperCase() } },
+      }).wrap([echo.tool]);
+      await expect(wrapped.invoke("ab")).resolves.toMatch(/must be at least 3 characters/);
+      await expect(wrapped.invoke("abc")).resolves.toBe("echo:ABC");
+    });
+  });
+
+  describe("observations", () => {
+    it("applies formatObservation last to successful results and never returns a blank", async () => {
+      const objectResult = tool(async () => ({ temperature: 18 }), { name: "weather", description: "W." });
+      const blank = tool(async () => "", { name: "blank", description: "B." });
+      const executor = new ToolExecutor({ formatObservation: (result, { toolName }) => (toolName === "weather" ? `cleaned:${JSON.stringify(result)}` : "  ") });
+      const [weather, blankTool] = executor.wrap([objectResult, blank]);
+      await expect(weather.invoke("x")).resolves.toBe('cleaned:{"temperature":18}');
+      await expect(blankTool.invoke("x")).resolves.toBe('Tool "blank" returned no data.');
+    });
+
+    it("appends and drains the run's pending loop notes after the call settles", async () => {
+      const store = new RunContextStore();
+      const context = store.start("run-1");
+      store.link("tool-run", "run-1");
+      context.loop.pendingNotes.push("You already called search with this input.");
+      const search = scriptedStringTool("search", [() => "result"]);
+      const [wrapped] = new ToolExecutor({ runContext: store }).wrap([search.tool]);
+      await expect(wrapped.invoke("q", { runId: "tool-run", callbacks: [new NoopHandler()] })).resolves.toBe(
+        "result\n\nYou already called search with this input.",
+      );
+      expect(context.loop.pendingNotes).toEqual([]);
+    });
+
+    it("returns a ToolMessage with status error when called with a ToolCall (ToolNode, createAgent)", async () => {
+      const failing = scriptedStringTool("search", [
+        () => {
+          throw new Error("index offline");
+        },
+      ]);
+      const [wrapped] = new ToolExecutor({ defaults: { retry: false } }).wrap([failing.tool]);
+      const message = await wrapped.invoke({ name: "search", args: { input: "q" }, id: "call_1", type: "tool_call" });
+      expect(message).toBeInstanceOf(ToolMessage);
+      expect((message as ToolMessage).status).toBe("error");
+      expect((message as ToolMessage).tool_call_id).toBe("call_1");
+      expect(String((message as ToolMessage).content)).toMatch(/index offline/);
+    });
+  });
+});
