@@ -151,6 +151,11 @@ function liftConstants(table: TableNode): TableNode {
   if (table.rows.length < 3) return table;
   const keepColumns: number[] = [];
   for (let column = 0; column < table.columns.length; column += 1) {
+    const blank = table.rows.every((row) => {
+      const cell = row[column];
+      return cell === undefined || cell.kind === "null" || (cell.kind === "string" && cell.value === "");
+    });
+    if (blank) continue;
     const first = table.rows[0]?.[column];
     const text = first === undefined ? "" : scalarText(first);
     const constant = table.rows.every((row) => {

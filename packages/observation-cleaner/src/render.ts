@@ -26,14 +26,19 @@ const UNLIMITED = Number.MAX_SAFE_INTEGER;
 /** The attempts of the budget loop, loosest first. */
 export const RENDER_LEVELS: readonly RenderLimits[] = Object.freeze([
   { arrayHead: UNLIMITED, arrayTail: 0, stringMax: UNLIMITED, maxFields: UNLIMITED, maxDepth: UNLIMITED },
-  { arrayHead: 40, arrayTail: 5, stringMax: 3000, maxFields: 200, maxDepth: UNLIMITED },
-  { arrayHead: 20, arrayTail: 4, stringMax: 1200, maxFields: 100, maxDepth: UNLIMITED },
-  { arrayHead: 12, arrayTail: 3, stringMax: 600, maxFields: 60, maxDepth: 40 },
-  { arrayHead: 8, arrayTail: 2, stringMax: 300, maxFields: 40, maxDepth: 20 },
-  { arrayHead: 5, arrayTail: 2, stringMax: 200, maxFields: 30, maxDepth: 12 },
-  { arrayHead: 3, arrayTail: 1, stringMax: 140, maxFields: 20, maxDepth: 8 },
-  { arrayHead: 2, arrayTail: 1, stringMax: 100, maxFields: 12, maxDepth: 6 },
-  { arrayHead: 1, arrayTail: 1, stringMax: 70, maxFields: 8, maxDepth: 4 },
+  { arrayHead: 40, arrayTail: 5, stringMax: 3000, maxFields: UNLIMITED, maxDepth: UNLIMITED },
+  { arrayHead: 20, arrayTail: 4, stringMax: 1200, maxFields: UNLIMITED, maxDepth: UNLIMITED },
+  { arrayHead: 12, arrayTail: 3, stringMax: 600, maxFields: UNLIMITED, maxDepth: UNLIMITED },
+  { arrayHead: 8, arrayTail: 2, stringMax: 300, maxFields: UNLIMITED, maxDepth: UNLIMITED },
+  { arrayHead: 5, arrayTail: 2, stringMax: 200, maxFields: UNLIMITED, maxDepth: UNLIMITED },
+  { arrayHead: 3, arrayTail: 1, stringMax: 140, maxFields: UNLIMITED, maxDepth: UNLIMITED },
+  { arrayHead: 2, arrayTail: 1, stringMax: 100, maxFields: UNLIMITED, maxDepth: UNLIMITED },
+  { arrayHead: 1, arrayTail: 1, stringMax: 80, maxFields: UNLIMITED, maxDepth: UNLIMITED },
+  { arrayHead: 1, arrayTail: 1, stringMax: 80, maxFields: UNLIMITED, maxDepth: 8 },
+  { arrayHead: 1, arrayTail: 1, stringMax: 70, maxFields: UNLIMITED, maxDepth: 6 },
+  { arrayHead: 1, arrayTail: 1, stringMax: 60, maxFields: 60, maxDepth: 5 },
+  { arrayHead: 1, arrayTail: 1, stringMax: 50, maxFields: 30, maxDepth: 4 },
+  { arrayHead: 1, arrayTail: 1, stringMax: 40, maxFields: 16, maxDepth: 3 },
 ]);
 
 /** What one rendering attempt produced. */
@@ -81,7 +86,8 @@ export function shortenString(text: string, maxChars: number): string {
 function shownIndexes(length: number, limits: RenderLimits, priority: boolean): { head: number; omitted: number } {
   const head = priority ? limits.arrayHead * 3 : limits.arrayHead;
   const tail = priority ? limits.arrayTail * 3 : limits.arrayTail;
-  if (length <= head + tail) return { head: length, omitted: 0 };
+  // Up to three items are structure (two packages, three shipments), not a list to sample.
+  if (length <= Math.max(3, head + tail)) return { head: length, omitted: 0 };
   return { head, omitted: length - head - tail };
 }
 
@@ -128,6 +134,35 @@ export function summarizeTable(table: TableNode): string {
 function cellText(cell: ScalarNode, limits: RenderLimits): string {
   const text = scalarText(cell).replace(/\s*\n\s*/g, " ");
   return shortenString(text, Math.min(limits.stringMax, 160));
+}
+
+/**
+ * A one-line preview of a structure too deep to show: its scalar fields breadth first
+ * (`type: PRIORITY_OVERNIGHT, description: FedEx Priority Overnight, …`).
+ */
+export function previewLeaves(node: TreeNode, maxChars: number): string {
+  const parts: string[] = [];
+  let length = 0;
+  let omitted = 0;
+  const queue: Array<[string, TreeNode]> = [["", node]];
+  for (let index = 0; index < queue.length; index += 1) {
+    const [key, current] = queue[index] as [string, TreeNode];
+    if (isScalar(current)) {
+      const text = scalarText(current).replace(/\s+/g, " ");
+      const part = `${key ? `${key}: ` : ""}${text.length > 80 ? shortenString(text, 80) : text}`;
+      if (length + part.length + 2 > maxChars) {
+        omitted += 1;
+        continue;
+      }
+      parts.push(part);
+      length += part.length + 2;
+    } else if (queue.length < 400) {
+      if (current.kind === "object") for (const entry of current.entries) queue.push(entry);
+      else if (current.kind === "array") for (const item of current.items.slice(0, 20)) queue.push([key, item]);
+      else omitted += current.rows.length;
+    }
+  }
+  return `{${parts.join(", ")}${omitted > 0 || queue.length >= 400 ? ", …" : ""}}`;
 }
 
 class TextRenderer {
@@ -187,8 +222,7 @@ class TextRenderer {
     }
     if (depth >= this.limits.maxDepth) {
       this.writer.cut = true;
-      const size = value.kind === "object" ? `${value.entries.length} fields` : `${value.items.length} items`;
-      this.writer.line(`${linePrefix}${key}: [${size} omitted]`);
+      this.writer.line(`${linePrefix}${key}: ${previewLeaves(value, this.limits.stringMax * 2)}`);
       return;
     }
     if (value.kind === "array") {
@@ -201,8 +235,30 @@ class TextRenderer {
       this.items(value.items, `${indent}  `, depth + 1, priority);
       return;
     }
+    const inline = this.inlineRecord(value.entries);
+    if (inline !== undefined) {
+      this.writer.line(`${linePrefix}${key}: ${inline}`);
+      return;
+    }
     this.writer.line(`${linePrefix}${key}:`);
     this.entries(value.entries, `${indent}  `, `${indent}  `, depth + 1);
+  }
+
+  /** A small record of scalars on one line: `{city: CLOVIS, countryCode: US}`. */
+  inlineRecord(entries: ReadonlyArray<[string, TreeNode]>): string | undefined {
+    if (entries.length > 8) return undefined;
+    const parts: string[] = [];
+    let length = 0;
+    for (const [key, value] of entries) {
+      if (!isScalar(value)) return undefined;
+      const text = scalarText(value);
+      if (text.includes("\n") || text.length > 60) return undefined;
+      const part = `${key}: ${text === "" ? '""' : text}`;
+      length += part.length + 2;
+      if (length > 160) return undefined;
+      parts.push(part);
+    }
+    return `{${parts.join(", ")}}`;
   }
 
   inlineList(items: readonly TreeNode[], priority: boolean): string | undefined {
@@ -227,7 +283,7 @@ class TextRenderer {
     else if (item.kind === "object") {
       if (depth >= this.limits.maxDepth) {
         this.writer.cut = true;
-        this.writer.line(`${indent}- [${item.entries.length} fields omitted]`);
+        this.writer.line(`${indent}- ${previewLeaves(item, this.limits.stringMax * 2)}`);
       } else this.entries(item.entries, `${indent}  `, `${indent}- `, depth + 1);
     } else if (item.kind === "table") this.table(`${indent}-`, `${indent}  `, item);
     else {
