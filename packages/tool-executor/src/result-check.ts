@@ -186,6 +186,8 @@ export function checkResultShape(result: unknown, checks: Readonly<ResultChecks>
           } catch (error) {
             return { label: "json_parse", detail: `body is not valid JSON (${error instanceof Error ? error.message : "parse error"})` };
           }
+        } else {
+          payload = body;
         }
       } else if (body !== undefined) {
         payload = body;

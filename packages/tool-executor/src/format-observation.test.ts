@@ -1,0 +1,52 @@
+import { InMemoryToolResultStore, defaultFormatObservation, ensureReadableObservation } from "./index";
+
+const context = { toolName: "t", toolInput: "x" };
+
+describe("defaultFormatObservation", () => {
+  describe("with any result", () => {
+    const circular: Record<string, unknown> = { a: 1 };
+    circular.self = circular;
+    it.each([
+      ["a string", "hello", "hello"],
+      ["undefined", undefined, 'Tool "t" returned no data.'],
+      ["null", null, 'Tool "t" returned no data.'],
+      ["a blank string", "   ", 'Tool "t" returned no data.'],
+      ["the text undefined", "undefined", 'Tool "t" returned no data.'],
+      ["[object Object]", "[object Object]", 'Tool "t" returned a value that could not be turned into text. Try a different input or another tool.'],
+      ["a number", 199.5, "199.5"],
+      ["a BigInt", 10n, "10"],
+      ["a Date", new Date("2026-01-02T03:04:05.000Z"), "2026-01-02T03:04:05.000Z"],
+      ["bytes", new TextEncoder().encode("héllo"), "héllo"],
+      ["an object with a BigInt", { n: 5n }, '{"n":"5"}'],
+      ["a circular object", circular, '{"a":1,"self":"[Circular]"}'],
+    ])("formats %s", (_label, result, expected) => {
+      expect(defaultFormatObservation(result, context)).toBe(expected);
+    });
+  });
+});
+
+describe("ensureReadableObservation", () => {
+  describe("with a non-string", () => {
+    it("answers the unreadable message", () => {
+      expect(ensureReadableObservation(42, "t")).toMatch(/could not be turned into text/);
+    });
+  });
+});
+
+describe("InMemoryToolResultStore", () => {
+  describe("when full or expired", () => {
+    it("evicts the least recently used entry and drops expired ones", () => {
+      let now = 0;
+      const store = new InMemoryToolResultStore({ maxEntries: 2, now: () => now });
+      store.set("a", { value: 1, storedAtMs: 0 }, 100);
+      store.set("b", { value: 2, storedAtMs: 0 }, 100);
+      expect(store.get("a")?.value).toBe(1);
+      store.set("c", { value: 3, storedAtMs: 0 }, 100);
+      expect(store.get("b")).toBeUndefined();
+      expect(store.get("a")?.value).toBe(1);
+      now = 100;
+      expect(store.get("a")).toBeUndefined();
+      expect(store.size).toBe(1);
+    });
+  });
+});
