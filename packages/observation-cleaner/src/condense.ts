@@ -32,7 +32,11 @@ export function keyPriority(key: string): number {
 // Transport/metadata noise by field name. `url` itself is kept (often the answer); `*_url`
 // link templates (GitHub), `*Url` and `*_link` variants are not.
 const NOISE_KEY =
-  /^(?:headers?|_links|_meta|__typename|etag|e_tag|ETag|node_id|nodeId|gravatar_id|request_?id|requestId|trace_?id|traceId|span_?id|spanId|correlation_?id|correlationId|transaction_?id|transactionId|customerTransactionId|x-[\w-]+|cursor|next_?cursor|nextCursor|page_?token|next_?page_?token|nextPageToken|continue|batchcomplete|search_metadata|search_parameters|json_endpoint|raw_html_file|favicon|favicons|avatar|avatars|icon|icons|logo|sprite|thumbnail|thumbnails|originalimage|serpapi_\w+)$|.(?:_url|_uri|Url|Uri|URL|_link|_links|_thumbnail|Thumbnail|_icon|Icon|_avatar|Avatar)$/;
+  /^(?:headers?|_links|_meta|__typename|etag|e_tag|ETag|node_id|nodeId|gravatar_id|request_?id|requestId|trace_?id|traceId|span_?id|spanId|correlation_?id|correlationId|transaction_?id|transactionId|customerTransactionId|x-[\w-]+|cursor|token|\w+_token|\w+Token|next_?cursor|nextCursor|page_?token|next_?page_?token|nextPageToken|continue|batchcomplete|search_metadata|search_parameters|json_endpoint|raw_html_file|favicon|favicons|avatar|avatars|icon|icons|logo|sprite|thumbnail|thumbnails|originalimage|serpapi_\w+)$|.(?:_url|_uri|Url|Uri|URL|_link|_links|_thumbnail|Thumbnail|_icon|Icon|_avatar|Avatar)$/;
+
+// HTML <meta> names that scrapers copy into their results: page plumbing, not content.
+const PAGE_META_KEY =
+  /^(?:og|twitter|fb|al|article|msapplication|apple-mobile-web-app|octolytics|turbo|visitor|route|html-safe|fetch|user|ui|browser|current|hovercard|analytics|github-keyboard)[:-][\w:.-]*$|^(?:viewport|robots|referrer|theme-color|color-scheme|format-detection|google-site-verification|csrf-token|csrf-param|request-id|expected-hostname|hostname|scrapeId|proxyUsed|cacheState|cachedAt|generator)$/i;
 
 const IMAGE_URL = /^(?:https?:)?\/\/\S+\.(?:png|jpe?g|gif|webp|svg|ico|bmp|avif)(?:[?#]\S*)?$|^https?:\/\/encrypted-tbn\d*\.gstatic\.com\//i;
 const OPAQUE_TOKEN = /^[A-Za-z0-9+/=_-]{160,}$/;
@@ -297,7 +301,7 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
               continue;
             }
           }
-          if (!forced && priority === 0 && settings.dropNoise && NOISE_KEY.test(key)) {
+          if (!forced && priority === 0 && settings.dropNoise && (NOISE_KEY.test(key) || PAGE_META_KEY.test(key))) {
             droppedNoise.add(key);
             continue;
           }

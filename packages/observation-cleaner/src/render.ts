@@ -19,26 +19,31 @@ export interface RenderLimits {
   readonly stringMax: number;
   readonly maxFields: number;
   readonly maxDepth: number;
+  /** Table columns shown (the rest are counted). */
+  readonly maxColumns: number;
+  /** Length of a table's all-rows summary. */
+  readonly summaryMax: number;
 }
 
 const UNLIMITED = Number.MAX_SAFE_INTEGER;
 
 /** The attempts of the budget loop, loosest first. */
 export const RENDER_LEVELS: readonly RenderLimits[] = Object.freeze([
-  { arrayHead: UNLIMITED, arrayTail: 0, stringMax: UNLIMITED, maxFields: UNLIMITED, maxDepth: UNLIMITED },
-  { arrayHead: 40, arrayTail: 5, stringMax: 3000, maxFields: UNLIMITED, maxDepth: UNLIMITED },
-  { arrayHead: 20, arrayTail: 4, stringMax: 1200, maxFields: UNLIMITED, maxDepth: UNLIMITED },
-  { arrayHead: 12, arrayTail: 3, stringMax: 600, maxFields: UNLIMITED, maxDepth: UNLIMITED },
-  { arrayHead: 8, arrayTail: 2, stringMax: 300, maxFields: UNLIMITED, maxDepth: UNLIMITED },
-  { arrayHead: 5, arrayTail: 2, stringMax: 200, maxFields: UNLIMITED, maxDepth: UNLIMITED },
-  { arrayHead: 3, arrayTail: 1, stringMax: 140, maxFields: UNLIMITED, maxDepth: UNLIMITED },
-  { arrayHead: 2, arrayTail: 1, stringMax: 100, maxFields: UNLIMITED, maxDepth: UNLIMITED },
-  { arrayHead: 1, arrayTail: 1, stringMax: 80, maxFields: UNLIMITED, maxDepth: UNLIMITED },
-  { arrayHead: 1, arrayTail: 1, stringMax: 80, maxFields: UNLIMITED, maxDepth: 8 },
-  { arrayHead: 1, arrayTail: 1, stringMax: 70, maxFields: UNLIMITED, maxDepth: 6 },
-  { arrayHead: 1, arrayTail: 1, stringMax: 60, maxFields: 60, maxDepth: 5 },
-  { arrayHead: 1, arrayTail: 1, stringMax: 50, maxFields: 30, maxDepth: 4 },
-  { arrayHead: 1, arrayTail: 1, stringMax: 40, maxFields: 16, maxDepth: 3 },
+  { arrayHead: UNLIMITED, arrayTail: 0, stringMax: UNLIMITED, maxFields: UNLIMITED, maxDepth: UNLIMITED, maxColumns: UNLIMITED, summaryMax: 1500 },
+  { arrayHead: 40, arrayTail: 5, stringMax: 3000, maxFields: UNLIMITED, maxDepth: UNLIMITED, maxColumns: UNLIMITED, summaryMax: 1500 },
+  { arrayHead: 20, arrayTail: 4, stringMax: 1200, maxFields: UNLIMITED, maxDepth: UNLIMITED, maxColumns: UNLIMITED, summaryMax: 1200 },
+  { arrayHead: 12, arrayTail: 3, stringMax: 600, maxFields: UNLIMITED, maxDepth: UNLIMITED, maxColumns: UNLIMITED, summaryMax: 1000 },
+  { arrayHead: 8, arrayTail: 2, stringMax: 300, maxFields: UNLIMITED, maxDepth: UNLIMITED, maxColumns: UNLIMITED, summaryMax: 800 },
+  { arrayHead: 5, arrayTail: 2, stringMax: 200, maxFields: UNLIMITED, maxDepth: UNLIMITED, maxColumns: UNLIMITED, summaryMax: 600 },
+  { arrayHead: 3, arrayTail: 1, stringMax: 140, maxFields: UNLIMITED, maxDepth: UNLIMITED, maxColumns: UNLIMITED, summaryMax: 500 },
+  { arrayHead: 2, arrayTail: 1, stringMax: 100, maxFields: UNLIMITED, maxDepth: UNLIMITED, maxColumns: 16, summaryMax: 400 },
+  { arrayHead: 1, arrayTail: 1, stringMax: 80, maxFields: UNLIMITED, maxDepth: UNLIMITED, maxColumns: 12, summaryMax: 320 },
+  { arrayHead: 1, arrayTail: 1, stringMax: 80, maxFields: UNLIMITED, maxDepth: 8, maxColumns: 10, summaryMax: 280 },
+  { arrayHead: 1, arrayTail: 1, stringMax: 70, maxFields: UNLIMITED, maxDepth: 6, maxColumns: 8, summaryMax: 240 },
+  { arrayHead: 1, arrayTail: 1, stringMax: 60, maxFields: 60, maxDepth: 5, maxColumns: 6, summaryMax: 200 },
+  { arrayHead: 1, arrayTail: 1, stringMax: 50, maxFields: 30, maxDepth: 4, maxColumns: 5, summaryMax: 160 },
+  { arrayHead: 1, arrayTail: 1, stringMax: 40, maxFields: 12, maxDepth: 4, maxColumns: 4, summaryMax: 100 },
+  { arrayHead: 1, arrayTail: 1, stringMax: 40, maxFields: 16, maxDepth: 3, maxColumns: 4, summaryMax: 120 },
 ]);
 
 /** What one rendering attempt produced. */
@@ -199,7 +204,8 @@ class TextRenderer {
     }
     if (shown < entries.length) {
       this.writer.cut = true;
-      this.writer.line(`${indent}${moreFieldsMarker(entries.length - shown)}`);
+      const rest: TreeNode = { kind: "object", entries: entries.slice(shown) };
+      this.writer.line(`${indent}${moreFieldsMarker(entries.length - shown)}: ${previewLeaves(rest, this.limits.stringMax * 6)}`);
     }
   }
 
@@ -220,9 +226,9 @@ class TextRenderer {
       this.table(`${linePrefix}${key}`, `${indent}  `, value);
       return;
     }
-    if (depth >= this.limits.maxDepth) {
+    if (depth >= this.limits.maxDepth && !priority) {
       this.writer.cut = true;
-      this.writer.line(`${linePrefix}${key}: ${previewLeaves(value, this.limits.stringMax * 2)}`);
+      this.writer.line(`${linePrefix}${key}: ${previewLeaves(value, this.limits.stringMax * 4)}`);
       return;
     }
     if (value.kind === "array") {
@@ -283,7 +289,7 @@ class TextRenderer {
     else if (item.kind === "object") {
       if (depth >= this.limits.maxDepth) {
         this.writer.cut = true;
-        this.writer.line(`${indent}- ${previewLeaves(item, this.limits.stringMax * 2)}`);
+        this.writer.line(`${indent}- ${previewLeaves(item, this.limits.stringMax * 4)}`);
       } else this.entries(item.entries, `${indent}  `, `${indent}- `, depth + 1);
     } else if (item.kind === "table") this.table(`${indent}-`, `${indent}  `, item);
     else {
@@ -317,11 +323,14 @@ class TextRenderer {
         .join("; ");
       this.writer.line(`${indent}in every row: ${constants}`);
     }
-    this.writer.line(`${indent}${table.columns.join(" | ")}`);
+    const shownColumns = Math.min(table.columns.length, this.limits.maxColumns);
+    const hiddenColumns = table.columns.length - shownColumns;
+    if (hiddenColumns > 0) this.writer.cut = true;
+    this.writer.line(`${indent}${table.columns.slice(0, shownColumns).join(" | ")}${hiddenColumns > 0 ? ` | (${hiddenColumns} more columns)` : ""}`);
     const { head, omitted } = shownIndexes(count, this.limits, false);
     const row = (index: number): void => {
       const cells = table.rows[index] as ScalarNode[];
-      this.writer.line(`${indent}${cells.map((cell) => cellText(cell, this.limits)).join(" | ")}`);
+      this.writer.line(`${indent}${cells.slice(0, shownColumns).map((cell) => cellText(cell, this.limits)).join(" | ")}`);
     };
     for (let index = 0; index < head && !this.writer.overflow; index += 1) row(index);
     if (omitted > 0) {
@@ -431,7 +440,7 @@ class JsonRenderer {
       );
       if (shownIndexes(node.rows.length, this.limits, false).omitted > 0) {
         const summary = summarizeTable(node);
-        if (summary.length > 0) this.push(`,"allRows":${JSON.stringify(shortenString(summary, 1500))}`);
+        if (summary.length > 0) this.push(`,"allRows":${JSON.stringify(shortenString(summary, this.limits.summaryMax))}`);
       }
       this.push("}");
       return;
