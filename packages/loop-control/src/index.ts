@@ -1,0 +1,45 @@
+export { LoopControlHandler, LOOP_CONTROL_SLOT, thoughtOf, type LoopRunSnapshot } from "./loop-control-handler";
+export {
+  DEFAULT_LOOP_CONTROL_OPTIONS,
+  estimateTokensFromChars,
+  resolveLoopControlOptions,
+  type LoopAuditOptions,
+  type LoopControlOptions,
+  type ModelPrice,
+  type ResolvedLoopControlOptions,
+} from "./loop-control-options";
+export {
+  countRepeats,
+  countStalledThoughts,
+  detectCycle,
+  type ActionRecord,
+  type CycleDetectorOptions,
+  type CycleMatch,
+  type RepeatDetectorOptions,
+  type StallDetectorOptions,
+  type ThoughtRecord,
+} from "./detectors";
+export { hammingDistance, simHash, thoughtWords, type SimHash } from "./simhash";
+export type { LoopAuditOutcome, LoopAuditRecord, LoopAuditSink } from "./audit";
+export {
+  EXCEPTION_TOOL_NAME,
+  budgetNote,
+  cycleNote,
+  previewObservation,
+  repeatNote,
+  stallNote,
+  type NoteFacts,
+} from "./messages";
+export {
+  BudgetExceededError,
+  LoopControlOptionsError,
+  LoopStoppedError,
+  ReinsLoopControlError,
+  RunStoppedError,
+  type BudgetExceededErrorOptions,
+  type BudgetStopReason,
+  type LoopStopReason,
+  type LoopStoppedErrorOptions,
+  type ReinsLoopControlErrorOptions,
+  type RunStoppedErrorOptions,
+} from "./errors";

@@ -1,0 +1,902 @@
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import type { AgentAction, AgentFinish, AgentStep } from "@langchain/core/agents";
+import type { Serialized } from "@langchain/core/load/serializable";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { LLMResult } from "@langchain/core/outputs";
+import type { ChainValues } from "@langchain/core/utils/types";
+import {
+  RunContextStore,
+  actionKey,
+  emitEvent,
+  fingerprintObservation,
+  matchReActLabel,
+  stableStringify,
+  type LoopKind,
+  type ReinsEvent,
+  type RunContext,
+  type RunStatus,
+  type StopReason,
+} from "@reins/core";
+import type { LoopAuditOutcome, LoopAuditRecord } from "./audit";
+import { countRepeats, countStalledThoughts, detectCycle, type ActionRecord, type ThoughtRecord } from "./detectors";
+import {
+  BudgetExceededError,
+  LoopStoppedError,
+  RunStoppedError,
+  type BudgetStopReason,
+  type LoopStopReason,
+} from "./errors";
+import { EXCEPTION_TOOL_NAME, budgetNote, cycleNote, previewObservation, repeatNote, stallNote } from "./messages";
+import {
+  resolveLoopControlOptions,
+  type LoopControlOptions,
+  type ModelPrice,
+  type ResolvedLoopControlOptions,
+} from "./loop-control-options";
+import { simHash, type SimHash } from "./simhash";
+
+/** The slot under which the handler keeps its per-run state in `RunContext.slots`. */
+export const LOOP_CONTROL_SLOT = "@reins/loop-control";
+
+const STOP_REASONS: ReadonlySet<string> = new Set<StopReason>([
+  "final_answer",
+  "max_steps",
+  "time_budget",
+  "token_budget",
+  "cost_budget",
+  "repeat",
+  "cycle",
+  "stall",
+  "error",
+]);
+
+/** AgentExecutor's own answer when it runs out of iterations (LangChain 0.3 and 1.x wordings). */
+const EXECUTOR_STOPPED_OUTPUT = /^Agent stopped due to (iteration limit|max iterations)/;
+
+interface LoopDetection {
+  readonly kind: LoopKind;
+  readonly level: "warn" | "stop";
+  readonly count: number;
+  readonly period?: number;
+  readonly note?: string;
+}
+
+interface StepState {
+  readonly index: number;
+  readonly action: AgentAction;
+  readonly key: string;
+  readonly detected: boolean;
+  readonly thought: string;
+  readonly thoughtHash: SimHash | undefined;
+  readonly startedAtMs: number;
+  readonly llmMs: number | undefined;
+  readonly cycleMs: number;
+  readonly repairs: readonly string[];
+  toolRunId?: string;
+  toolStartedAtMs?: number;
+  toolMs?: number;
+  observation?: string;
+  observationFingerprint?: string;
+  /** True when this observation's fingerprint had not been seen earlier in the run. */
+  novelObservation?: boolean;
+  toolError?: boolean;
+  detection?: LoopDetection;
+  refused?: boolean;
+  stopReason?: StopReason;
+  audited?: boolean;
+}
+
+interface LlmRunState {
+  readonly startedAtMs: number;
+  readonly inputText: string;
+  readonly model: string | undefined;
+}
+
+interface RunState {
+  readonly runId: string;
+  readonly startedAtMs: number;
+  executorRunId?: string;
+  readonly steps: StepState[];
+  readonly llmRuns: Map<string, LlmRunState>;
+  lastLlmMs?: number;
+  lastDecisionAtMs: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  /** Builds the stop error thrown at the next model start or action (`mode: "throw"`). */
+  pending?: () => RunStoppedError;
+  thrown: boolean;
+  readonly budgetNotes: Set<BudgetStopReason>;
+  /** Fingerprints of every observation seen in the run. */
+  readonly observationFingerprints: Set<string>;
+  finishStopReason?: StopReason;
+}
+
+/** A read-only view of a live run, for diagnostics and demos. */
+export interface LoopRunSnapshot {
+  readonly runId: string;
+  readonly steps: number;
+  readonly elapsedMs: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly costUsd: number;
+  readonly stop: RunContext["loop"]["stop"];
+  readonly pendingNotes: readonly string[];
+}
+
+function textOf(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === null || value === undefined) return "";
+  if (typeof value === "object") {
+    const content = (value as { content?: unknown }).content;
+    if (typeof content === "string") return content;
+    if (Array.isArray(content)) {
+      return content
+        .map((part) => (typeof part === "string" ? part : typeof part?.text === "string" ? part.text : stableStringify(part)))
+        .join("");
+    }
+  }
+  return stableStringify(value);
+}
+
+/** The Thought text of a step: the action's log up to its first Action/Final Answer label. */
+export function thoughtOf(log: string): string {
+  const lines: string[] = [];
+  for (const line of log.split("\n")) {
+    const match = matchReActLabel(line);
+    if (match !== undefined && match.label !== "thought") break;
+    lines.push(match?.label === "thought" ? match.value : line);
+  }
+  return lines.join(" ").replace(/\s+/g, " ").trim();
+}
+
+function repairsOf(action: AgentAction): readonly string[] {
+  const repairs = (action as AgentAction & { repairs?: unknown }).repairs;
+  return Array.isArray(repairs) ? repairs.filter((repair): repair is string => typeof repair === "string") : [];
+}
+
+function modelNameFrom(...sources: unknown[]): string | undefined {
+  for (const source of sources) {
+    if (source === null || typeof source !== "object") continue;
+    const record = source as Record<string, unknown>;
+    for (const key of ["model", "model_name", "modelName", "ls_model_name"]) {
+      if (typeof record[key] === "string" && (record[key] as string).length > 0) return record[key] as string;
+    }
+  }
+  return undefined;
+}
+
+function numberOr(value: unknown, fallback = 0): number {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : fallback;
+}
+
+/**
+ * A LangChain callback handler that ends ReAct runs that loop or overrun their budgets — the
+ * brake `AgentExecutor` lacks beyond `maxIterations`.
+ *
+ * Per run (one top-level `AgentExecutor` invocation, found through `@reins/core`'s
+ * `RunContextStore`; nested LLM, tool and chain runs are linked to it) it watches every agent
+ * action and:
+ * - **repeat**: the same tool with the same normalised input (`actionKey`) — warns at the 2nd
+ *   call, stops at the 3rd (CrewAI's last-call guard, made run-wide and optionally
+ *   observation-aware so polling is not flagged);
+ * - **cycle**: the recent actions repeat with a period of 2..5 (A→B→A→B, after Gemini CLI's loop
+ *   detector) — warns at 2 full periods, stops at 3; a repeat stop inside such a cycle is reported
+ *   as a cycle;
+ * - **stall**: near-duplicate Thought text (64-bit SimHash) — warns at 3, stops at 5;
+ * - **budgets**: `maxSteps`, `maxDurationMs`, `maxTokens` (provider usage, estimated when absent),
+ *   `maxCostUsd` (with `prices`), with one "answer soon" note at 80 %.
+ *
+ * A warning is a note in `RunContext.loop.pendingNotes`, which Reins' wrapped tools append to the
+ * next observation. A stop sets `RunContext.loop.stop`; in `mode: "throw"` (the default) the
+ * handler also throws {@link LoopStoppedError} or {@link BudgetExceededError} (both
+ * {@link RunStoppedError}, carrying `stopReason` and the completed steps) from `handleAgentAction`
+ * or the next model start — callbacks the executor awaits, on both `invoke()` and `stream()`. The
+ * handler is constructed with `raiseError: true`, without which LangChain logs and swallows a
+ * handler's throw. In `mode: "finish"` it never throws: Reins' agent sees the decision before
+ * planning and returns `buildLoopStopFinish(...)` from `@reins/core`.
+ *
+ * Attach it in the `callbacks` of `invoke`/`stream` (it then sees model and tool runs too: token
+ * usage, observations, timings). Attached to the executor's constructor only, it sees actions but
+ * not observations or tokens.
+ *
+ * Events (`metrics`, `onEvent`): `run_start`, `run_end`, `step` (thought per model turn, action,
+ * observation, finish), `step_duration` (llm, tool, cycle), `token_usage`, `loop_detection`.
+ *
+ * @example
+ * ```ts
+ * import { AgentExecutor, createReactAgent } from "@langchain/classic/agents";
+ * import { LoopControlHandler, RunStoppedError } from "@reins/loop-control";
+ *
+ * const executor = new AgentExecutor({ agent: await createReactAgent({ llm, tools, prompt }), tools });
+ * try {
+ *   const result = await executor.invoke({ input }, { callbacks: [new LoopControlHandler({ maxSteps: 8 })] });
+ * } catch (error) {
+ *   if (!RunStoppedError.isInstance(error)) throw error;
+ *   console.warn(`stopped: ${error.stopReason}`, error.steps);
+ * }
+ * ```
+ */
+export class LoopControlHandler extends BaseCallbackHandler {
+  name = "LoopControlHandler";
+  /** The resolved options. */
+  readonly options: ResolvedLoopControlOptions;
+  private readonly store: RunContextStore;
+  private readonly states = new Map<string, RunState>();
+
+  /**
+   * @param options - see {@link LoopControlOptions}
+   * @throws {LoopControlOptionsError} when an option is invalid (naming the field)
+   */
+  constructor(options: LoopControlOptions = {}) {
+    // raiseError must reach BaseCallbackHandler's constructor: as a class field it would be set
+    // too late, and LangChain would log and swallow the stop errors.
+    super({ raiseError: true });
+    this.options = resolveLoopControlOptions(options);
+    this.store = this.options.runContext ?? new RunContextStore({ now: this.options.now });
+  }
+
+  /** The run-context store the handler registers runs in. */
+  get runContext(): RunContextStore {
+    return this.store;
+  }
+
+  /** Number of runs the handler is tracking (0 once every run has ended). */
+  get activeRunCount(): number {
+    return this.states.size;
+  }
+
+  /** LangChain copies handlers in some paths; the copy must share the per-run state. */
+  copy(): this {
+    return this;
+  }
+
+  /** A view of a live run, found by any of its run ids; `undefined` once it ended. */
+  snapshot(runId: string): LoopRunSnapshot | undefined {
+    const context = this.store.contextOf(runId);
+    const state = context === undefined ? undefined : this.states.get(context.runId);
+    if (context === undefined || state === undefined) return undefined;
+    return {
+      runId: state.runId,
+      steps: state.steps.length,
+      elapsedMs: this.options.now() - state.startedAtMs,
+      inputTokens: state.inputTokens,
+      outputTokens: state.outputTokens,
+      costUsd: state.costUsd,
+      stop: context.loop.stop,
+      pendingNotes: [...context.loop.pendingNotes],
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // LangChain callbacks
+
+  /**
+   * Registers a top-level run (no known parent) or links a nested chain to its run.
+   * LangChain calls this with `(chain, inputs, runId, parentRunId, tags, metadata, runType, runName)`
+   * at run time although core 1.x declares another order; both positions are checked.
+   */
+  override async handleChainStart(
+    _chain: Serialized,
+    _inputs: ChainValues,
+    runId: string,
+    runTypeOrParentRunId?: string,
+    _tags?: string[],
+    _metadata?: Record<string, unknown>,
+    _runName?: string,
+    parentRunIdOrRunName?: string,
+  ): Promise<void> {
+    this.guard(() => {
+      const parent = this.knownParent(runTypeOrParentRunId, parentRunIdOrRunName);
+      if (parent !== undefined) {
+        this.store.link(runId, parent);
+        return;
+      }
+      if (this.states.has(runId)) return;
+      this.store.start(runId);
+      const now = this.options.now();
+      this.states.set(runId, {
+        runId,
+        startedAtMs: now,
+        steps: [],
+        llmRuns: new Map(),
+        lastDecisionAtMs: now,
+        inputTokens: 0,
+        outputTokens: 0,
+        costUsd: 0,
+        thrown: false,
+        budgetNotes: new Set(),
+        observationFingerprints: new Set(),
+      });
+      this.emit({ type: "run_start", runId });
+    });
+  }
+
+  /** Starts timing a model call; in `mode: "throw"`, refuses it when the run must stop. */
+  override async handleLLMStart(
+    llm: Serialized,
+    prompts: string[],
+    runId: string,
+    parentRunId?: string,
+    extraParams?: Record<string, unknown>,
+    _tags?: string[],
+    metadata?: Record<string, unknown>,
+  ): Promise<void> {
+    this.startLlm(llm, prompts.join("\n"), runId, parentRunId, extraParams, metadata);
+  }
+
+  /** Chat-model form of {@link LoopControlHandler.handleLLMStart}. */
+  override async handleChatModelStart(
+    llm: Serialized,
+    messages: BaseMessage[][],
+    runId: string,
+    parentRunId?: string,
+    extraParams?: Record<string, unknown>,
+    _tags?: string[],
+    metadata?: Record<string, unknown>,
+  ): Promise<void> {
+    const text = messages
+      .flat()
+      .map((message) => textOf(message))
+      .join("\n");
+    this.startLlm(llm, text, runId, parentRunId, extraParams, metadata);
+  }
+
+  /** Records the model call's duration and token usage, and checks the token and cost budgets. */
+  override async handleLLMEnd(output: LLMResult, runId: string): Promise<void> {
+    this.guard(() => {
+      const found = this.stateOf(runId);
+      if (found === undefined) return;
+      const { state, context } = found;
+      const llm = state.llmRuns.get(runId);
+      state.llmRuns.delete(runId);
+      const now = this.options.now();
+      if (llm !== undefined) {
+        state.lastLlmMs = now - llm.startedAtMs;
+        this.emit({ type: "step_duration", runId: state.runId, phase: "llm", durationMs: state.lastLlmMs });
+      }
+      const usage = this.usageOf(output, llm);
+      state.inputTokens += usage.inputTokens;
+      state.outputTokens += usage.outputTokens;
+      const price = this.priceOf(modelNameFrom(output.llmOutput) ?? llm?.model);
+      if (price !== undefined) {
+        state.costUsd +=
+          (usage.inputTokens * price.inputUsdPerMillionTokens + usage.outputTokens * price.outputUsdPerMillionTokens) / 1e6;
+      }
+      this.emit({
+        type: "token_usage",
+        runId: state.runId,
+        inputTokens: usage.inputTokens,
+        outputTokens: usage.outputTokens,
+        estimated: usage.estimated,
+      });
+      this.checkBudgets(state, context);
+    });
+  }
+
+  /** Forgets a failed model call's timer. */
+  override async handleLLMError(_error: unknown, runId: string): Promise<void> {
+    this.guard(() => {
+      this.stateOf(runId)?.state.llmRuns.delete(runId);
+    });
+  }
+
+  /**
+   * Runs every detector on the new action. Warns with a note, or stops: sets
+   * `RunContext.loop.stop` and, in `mode: "throw"`, throws before the tool runs.
+   * @throws {LoopStoppedError} when a loop detector stops the run (`mode: "throw"`)
+   * @throws {BudgetExceededError} when a budget is used up (`mode: "throw"`)
+   */
+  override async handleAgentAction(action: AgentAction, runId: string): Promise<void> {
+    let stopError: RunStoppedError | undefined;
+    this.guard(() => {
+      const found = this.stateOf(runId);
+      if (found === undefined) return;
+      const { state, context } = found;
+      state.executorRunId ??= runId;
+      this.flushAudit(state);
+      const step = this.addStep(state, action);
+      if (this.options.mode === "throw" && state.pending !== undefined && !state.thrown) {
+        stopError = this.refuse(state, step, state.pending);
+        return;
+      }
+      stopError = this.decide(state, context, step);
+    });
+    if (stopError !== undefined) throw stopError;
+  }
+
+  /** Links a tool run to its step and starts timing it. */
+  override async handleToolStart(
+    tool: Serialized,
+    _input: string,
+    runId: string,
+    parentRunId?: string,
+    _tags?: string[],
+    _metadata?: Record<string, unknown>,
+    runName?: string,
+  ): Promise<void> {
+    this.guard(() => {
+      if (parentRunId === undefined || this.store.contextOf(parentRunId) === undefined) return;
+      this.store.link(runId, parentRunId);
+      const found = this.stateOf(runId);
+      if (found === undefined || parentRunId !== found.state.executorRunId) return;
+      const toolName = (runName ?? (tool as { name?: unknown }).name ?? "").toString().toLowerCase();
+      const open = found.state.steps.filter((step) => step.toolRunId === undefined && !step.refused);
+      const step =
+        [...open].reverse().find((candidate) => candidate.action.tool.toLowerCase() === toolName) ?? open[open.length - 1];
+      if (step === undefined) return;
+      step.toolRunId = runId;
+      step.toolStartedAtMs = this.options.now();
+    });
+  }
+
+  /** Records the observation of a step (its fingerprint feeds the repeat detector and notes). */
+  override async handleToolEnd(output: unknown, runId: string): Promise<void> {
+    this.guard(() => {
+      const found = this.stateOf(runId);
+      const step = found?.state.steps.find((candidate) => candidate.toolRunId === runId);
+      if (found === undefined || step === undefined) return;
+      const observation = textOf(output);
+      step.observation = observation;
+      step.observationFingerprint = fingerprintObservation(observation);
+      step.novelObservation = !found.state.observationFingerprints.has(step.observationFingerprint);
+      found.state.observationFingerprints.add(step.observationFingerprint);
+      this.finishTool(found.state, step);
+      if (step.action.tool !== EXCEPTION_TOOL_NAME) this.emit({ type: "step", runId: found.state.runId, step: "observation" });
+      this.audit(found.state, step);
+      this.checkBudgets(found.state, found.context);
+    });
+  }
+
+  /** Records a tool failure (AgentExecutor turns it into an observation). */
+  override async handleToolError(_error: unknown, runId: string): Promise<void> {
+    this.guard(() => {
+      const found = this.stateOf(runId);
+      const step = found?.state.steps.find((candidate) => candidate.toolRunId === runId);
+      if (found === undefined || step === undefined) return;
+      step.toolError = true;
+      this.finishTool(found.state, step);
+      this.audit(found.state, step);
+    });
+  }
+
+  /** Counts the final answer (or notes that the agent finished because of a stop decision). */
+  override async handleAgentEnd(finish: AgentFinish, runId: string): Promise<void> {
+    this.guard(() => {
+      const found = this.stateOf(runId);
+      if (found === undefined) return;
+      const { state } = found;
+      this.flushAudit(state);
+      const reason = finish.returnValues?.stopReason;
+      const graceful = typeof reason === "string" && STOP_REASONS.has(reason) && reason !== "final_answer";
+      const output = finish.returnValues?.output;
+      const executorStopped = typeof output === "string" && EXECUTOR_STOPPED_OUTPUT.test(output);
+      const now = this.options.now();
+      const cycleMs = now - state.lastDecisionAtMs;
+      state.lastDecisionAtMs = now;
+      if (!graceful && !executorStopped) {
+        this.emit({ type: "step", runId: state.runId, step: "thought" });
+        this.emit({ type: "step_duration", runId: state.runId, phase: "cycle", durationMs: cycleMs });
+      }
+      this.emit({ type: "step", runId: state.runId, step: "finish" });
+      state.finishStopReason = graceful ? (reason as StopReason) : executorStopped ? "max_steps" : "final_answer";
+      this.writeAudit({
+        type: "reins.loop_control.step",
+        runId: state.runId,
+        step: state.steps.length + 1,
+        startedAt: new Date(now).toISOString(),
+        durations: { ...(state.lastLlmMs !== undefined ? { llmMs: state.lastLlmMs } : {}), cycleMs },
+        thought: graceful || executorStopped ? "" : thoughtOf(finish.log ?? ""),
+        repairs: [],
+        outcome: "finish",
+        stopReason: state.finishStopReason,
+      });
+      state.lastLlmMs = undefined;
+    });
+  }
+
+  /** Ends the run when its top-level chain ends: emits `run_end` and frees its state. */
+  override async handleChainEnd(outputs: ChainValues, runId: string): Promise<void> {
+    this.guard(() => {
+      const state = this.states.get(runId);
+      if (state === undefined) return;
+      const context = this.store.contextOf(runId);
+      const output = outputs?.output;
+      let status: RunStatus = "success";
+      let stopReason: StopReason = "final_answer";
+      if (context?.loop.stop !== undefined) {
+        status = "stopped";
+        stopReason = context.loop.stop.reason;
+      } else if (state.finishStopReason !== undefined && state.finishStopReason !== "final_answer") {
+        status = "stopped";
+        stopReason = state.finishStopReason;
+      } else if (typeof output === "string" && EXECUTOR_STOPPED_OUTPUT.test(output)) {
+        status = "stopped";
+        stopReason = "max_steps";
+      }
+      this.endRun(state, status, stopReason);
+    });
+  }
+
+  /** Ends the run when its top-level chain fails (including by this handler's own stop error). */
+  override async handleChainError(error: unknown, runId: string): Promise<void> {
+    this.guard(() => {
+      const state = this.states.get(runId);
+      if (state === undefined) return;
+      if (RunStoppedError.isInstance(error)) this.endRun(state, "stopped", error.stopReason);
+      else this.endRun(state, "error", "error");
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Internals
+
+  private guard(body: () => void): void {
+    try {
+      body();
+    } catch (error) {
+      this.options.onError(error);
+    }
+  }
+
+  private emit(event: ReinsEvent): void {
+    emitEvent(event, [this.options.metrics, this.options.onEvent], this.options.onError);
+  }
+
+  private knownParent(...candidates: Array<string | undefined>): string | undefined {
+    for (const candidate of candidates) {
+      if (typeof candidate === "string" && this.store.contextOf(candidate) !== undefined) return candidate;
+    }
+    return undefined;
+  }
+
+  private stateOf(runId: string): { state: RunState; context: RunContext } | undefined {
+    const context = this.store.contextOf(runId);
+    if (context === undefined) return undefined;
+    const state = this.states.get(context.runId);
+    return state === undefined ? undefined : { state, context };
+  }
+
+  private startLlm(
+    llm: Serialized,
+    inputText: string,
+    runId: string,
+    parentRunId: string | undefined,
+    extraParams: Record<string, unknown> | undefined,
+    metadata: Record<string, unknown> | undefined,
+  ): void {
+    let stopError: RunStoppedError | undefined;
+    this.guard(() => {
+      if (parentRunId === undefined || this.store.contextOf(parentRunId) === undefined) return;
+      this.store.link(runId, parentRunId);
+      const found = this.stateOf(runId);
+      if (found === undefined) return;
+      const { state, context } = found;
+      const model = modelNameFrom(
+        extraParams?.invocation_params,
+        metadata,
+        (llm as { kwargs?: unknown }).kwargs,
+      );
+      state.llmRuns.set(runId, { startedAtMs: this.options.now(), inputText, model });
+      this.checkBudgets(state, context);
+      if (this.options.mode === "throw" && state.pending !== undefined && !state.thrown) {
+        state.thrown = true;
+        state.llmRuns.delete(runId);
+        stopError = state.pending();
+      }
+    });
+    if (stopError !== undefined) throw stopError;
+  }
+
+  private usageOf(
+    output: LLMResult,
+    llm: LlmRunState | undefined,
+  ): { inputTokens: number; outputTokens: number; estimated: boolean } {
+    const reported = (output.llmOutput?.tokenUsage ?? output.llmOutput?.estimatedTokenUsage) as
+      | { promptTokens?: unknown; completionTokens?: unknown }
+      | undefined;
+    if (reported !== undefined && (numberOr(reported.promptTokens) > 0 || numberOr(reported.completionTokens) > 0)) {
+      return { inputTokens: numberOr(reported.promptTokens), outputTokens: numberOr(reported.completionTokens), estimated: false };
+    }
+    let inputTokens = 0;
+    let outputTokens = 0;
+    let measured = false;
+    const texts: string[] = [];
+    for (const generations of output.generations ?? []) {
+      const first = generations[0];
+      if (first === undefined) continue;
+      texts.push(first.text ?? "");
+      const usage = (first as { message?: { usage_metadata?: { input_tokens?: unknown; output_tokens?: unknown } } }).message
+        ?.usage_metadata;
+      if (usage !== undefined) {
+        measured = true;
+        inputTokens += numberOr(usage.input_tokens);
+        outputTokens += numberOr(usage.output_tokens);
+      }
+    }
+    if (measured) return { inputTokens, outputTokens, estimated: false };
+    return {
+      inputTokens: llm === undefined ? 0 : numberOr(this.options.estimateTokens(llm.inputText)),
+      outputTokens: numberOr(this.options.estimateTokens(texts.join("\n"))),
+      estimated: true,
+    };
+  }
+
+  private priceOf(model: string | undefined): ModelPrice | undefined {
+    const prices = this.options.prices;
+    return (model !== undefined ? prices[model] : undefined) ?? prices["*"];
+  }
+
+  private addStep(state: RunState, action: AgentAction): StepState {
+    const now = this.options.now();
+    const thought = thoughtOf(action.log ?? "");
+    const detected = !this.options.ignoreTools.includes(action.tool);
+    const step: StepState = {
+      index: state.steps.length,
+      action,
+      key: actionKey(action.tool, action.toolInput),
+      detected,
+      thought,
+      thoughtHash: detected && this.options.stall !== false ? simHash(thought) : undefined,
+      startedAtMs: now,
+      llmMs: state.lastLlmMs,
+      cycleMs: now - state.lastDecisionAtMs,
+      repairs: repairsOf(action),
+    };
+    state.lastLlmMs = undefined;
+    state.lastDecisionAtMs = now;
+    state.steps.push(step);
+    this.emit({ type: "step", runId: state.runId, step: "thought" });
+    if (action.tool !== EXCEPTION_TOOL_NAME) this.emit({ type: "step", runId: state.runId, step: "action" });
+    this.emit({ type: "step_duration", runId: state.runId, phase: "cycle", durationMs: step.cycleMs });
+    return step;
+  }
+
+  /** Runs loop detectors and budgets for a new step; returns the error to throw, if any. */
+  private decide(state: RunState, context: RunContext, step: StepState): RunStoppedError | undefined {
+    const detection = this.detectLoop(state, step);
+    if (detection !== undefined) {
+      step.detection = detection;
+      this.emit({ type: "loop_detection", runId: state.runId, kind: detection.kind, level: detection.level });
+      if (detection.level === "stop") {
+        const makeError = (): RunStoppedError =>
+          new LoopStoppedError({
+            stopReason: detection.kind as LoopStopReason,
+            runId: state.runId,
+            steps: this.completedSteps(state),
+            action: step.action,
+            repetitions: detection.count,
+            ...(detection.period !== undefined ? { period: detection.period } : {}),
+          });
+        const error = this.stop(state, context, step, makeError, true);
+        if (error !== undefined) return error;
+      } else if (detection.note !== undefined) {
+        context.loop.pendingNotes.push(detection.note);
+      }
+    }
+    // Step budget: a step past the limit is refused; the step that reaches it is the last one.
+    const stepNumber = state.steps.length;
+    const { maxSteps } = this.options;
+    if (context.loop.stop === undefined && stepNumber > maxSteps) {
+      return this.stop(state, context, step, () => this.budgetError(state, "max_steps", maxSteps, maxSteps), true);
+    }
+    if (context.loop.stop === undefined && stepNumber === maxSteps) {
+      this.stop(state, context, step, () => this.budgetError(state, "max_steps", maxSteps, stepNumber), false);
+    } else if (
+      stepNumber < maxSteps &&
+      this.options.budgetWarnRatio < 1 &&
+      stepNumber >= Math.ceil(maxSteps * this.options.budgetWarnRatio) &&
+      !state.budgetNotes.has("max_steps")
+    ) {
+      state.budgetNotes.add("max_steps");
+      context.loop.pendingNotes.push(budgetNote("max_steps", String(maxSteps - stepNumber)));
+    }
+    return this.checkBudgets(state, context, step);
+  }
+
+  private detectLoop(state: RunState, step: StepState): LoopDetection | undefined {
+    if (!step.detected) return undefined;
+    const earlier: ActionRecord[] = state.steps.slice(0, -1).filter((candidate) => candidate.detected);
+    const { repeat, cycle, stall } = this.options;
+    let cycleMatch: ReturnType<typeof detectCycle>;
+    if (cycle !== false) {
+      const sameObservation = repeat !== false && repeat.requireSameObservation;
+      cycleMatch = detectCycle([...earlier, { key: step.key }], cycle, sameObservation);
+    }
+    const cycleTools = (): string[] =>
+      cycleMatch === undefined
+        ? []
+        : cycleMatch.keys.map((key) => key.slice(0, Math.max(0, key.indexOf("\u0000"))));
+    const asCycle = (level: "warn" | "stop", count: number): LoopDetection => ({
+      kind: "cycle",
+      level,
+      count,
+      period: cycleMatch?.period,
+      note: level === "warn" ? cycleNote({ toolName: step.action.tool, count, cycleTools: cycleTools() }) : undefined,
+    });
+    if (repeat !== false) {
+      const { count, previous } = countRepeats(earlier, step.key, repeat);
+      const inCycle = cycleMatch !== undefined && cycleMatch.period > 1;
+      if (count >= repeat.stopAt) return inCycle ? asCycle("stop", Math.floor(cycleMatch!.repetitions)) : { kind: "repeat", level: "stop", count };
+      if (cycleMatch !== undefined && cycleMatch.repetitions >= (cycle as { stopRepetitions: number }).stopRepetitions) {
+        return asCycle("stop", Math.floor(cycleMatch.repetitions));
+      }
+      if (count >= repeat.warnAt) {
+        if (inCycle) return asCycle("warn", Math.floor(cycleMatch!.repetitions));
+        const previousStep = previous as StepState | undefined;
+        return {
+          kind: "repeat",
+          level: "warn",
+          count,
+          note: repeatNote({
+            toolName: step.action.tool,
+            count,
+            previousObservation:
+              previousStep?.observation === undefined
+                ? undefined
+                : previewObservation(previousStep.observation, this.options.notePreviewChars),
+          }),
+        };
+      }
+    } else if (cycleMatch !== undefined && cycle !== false && cycleMatch.repetitions >= cycle.stopRepetitions) {
+      return asCycle("stop", Math.floor(cycleMatch.repetitions));
+    }
+    if (cycleMatch !== undefined) return asCycle("warn", Math.floor(cycleMatch.repetitions));
+    if (stall !== false && step.thoughtHash !== undefined) {
+      const thoughts: ThoughtRecord[] = [];
+      for (const candidate of earlier as StepState[]) {
+        if (candidate.thoughtHash !== undefined) {
+          thoughts.push({ hash: candidate.thoughtHash, novelObservation: candidate.novelObservation === true });
+        }
+      }
+      const count = countStalledThoughts(thoughts, step.thoughtHash, stall);
+      if (count >= stall.stopAt) return { kind: "stall", level: "stop", count };
+      if (count >= stall.warnAt) return { kind: "stall", level: "warn", count, note: stallNote({ toolName: step.action.tool, count }) };
+    }
+    return undefined;
+  }
+
+  private budgetError(state: RunState, stopReason: BudgetStopReason, limit: number, used: number): BudgetExceededError {
+    return new BudgetExceededError({ stopReason, runId: state.runId, steps: this.completedSteps(state), limit, used });
+  }
+
+  /**
+   * Checks time, token and cost budgets. With `refuseStep` (a new action), a used-up budget
+   * refuses it at once in `mode: "throw"`; otherwise the stop waits for the next model start or
+   * action.
+   */
+  private checkBudgets(state: RunState, context: RunContext, refuseStep?: StepState): RunStoppedError | undefined {
+    if (context.loop.stop !== undefined) return undefined;
+    const elapsedMs = this.options.now() - state.startedAtMs;
+    const tokens = state.inputTokens + state.outputTokens;
+    const { maxDurationMs, maxTokens, maxCostUsd, budgetWarnRatio } = this.options;
+    const checks: Array<[BudgetStopReason, number, number]> = [
+      ["time_budget", maxDurationMs, elapsedMs],
+      ["token_budget", maxTokens, tokens],
+      ["cost_budget", maxCostUsd, state.costUsd],
+    ];
+    for (const [reason, limit, used] of checks) {
+      if (!Number.isFinite(limit)) continue;
+      if (used >= limit) {
+        const step = refuseStep ?? state.steps[state.steps.length - 1];
+        return this.stop(state, context, step, () => this.budgetError(state, reason, limit, used), refuseStep !== undefined);
+      }
+      if (budgetWarnRatio < 1 && used >= limit * budgetWarnRatio && !state.budgetNotes.has(reason)) {
+        state.budgetNotes.add(reason);
+        const remaining = reason === "time_budget" ? `${Math.max(0, Math.round((limit - used) / 1000))} s` : "";
+        context.loop.pendingNotes.push(budgetNote(reason, remaining));
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Records a stop decision in `RunContext.loop.stop`. In `mode: "throw"`, returns the error to
+   * throw now when `refuse` (the step's tool never runs), or keeps it for the next model start or
+   * action.
+   */
+  private stop(
+    state: RunState,
+    context: RunContext,
+    step: StepState | undefined,
+    makeError: () => RunStoppedError,
+    refuse: boolean,
+  ): RunStoppedError | undefined {
+    const refusing = refuse && step !== undefined && this.options.mode === "throw" && !state.thrown;
+    if (refusing) step.refused = true;
+    const decision = makeError();
+    if (context.loop.stop === undefined) context.loop.stop = { reason: decision.stopReason, message: decision.message };
+    if (step !== undefined) step.stopReason = decision.stopReason;
+    if (this.options.mode !== "throw" || state.thrown) return undefined;
+    if (!refusing) {
+      state.pending ??= makeError;
+      return undefined;
+    }
+    return this.refuse(state, step, makeError);
+  }
+
+  /** Marks `step` as refused (its tool never runs) and returns the error to throw. */
+  private refuse(state: RunState, step: StepState, makeError: () => RunStoppedError): RunStoppedError {
+    step.refused = true;
+    state.thrown = true;
+    const error = makeError();
+    step.stopReason = error.stopReason;
+    this.audit(state, step);
+    return error;
+  }
+
+  private completedSteps(state: RunState): AgentStep[] {
+    return state.steps
+      .filter((step) => !step.refused)
+      .map((step) => ({ action: step.action, observation: step.observation ?? "" }));
+  }
+
+  private finishTool(state: RunState, step: StepState): void {
+    if (step.toolStartedAtMs === undefined) return;
+    step.toolMs = this.options.now() - step.toolStartedAtMs;
+    this.emit({ type: "step_duration", runId: state.runId, phase: "tool", durationMs: step.toolMs });
+  }
+
+  private flushAudit(state: RunState): void {
+    for (const step of state.steps) if (!step.audited) this.audit(state, step);
+  }
+
+  private audit(state: RunState, step: StepState): void {
+    if (step.audited) return;
+    step.audited = true;
+    if (this.options.audit === undefined) return;
+    let outcome: LoopAuditOutcome = "observed";
+    if (step.refused || (step.detection?.level === "stop" && step.stopReason !== undefined)) outcome = "stopped";
+    else if (step.action.tool === EXCEPTION_TOOL_NAME) outcome = "parse_error";
+    else if (step.toolError) outcome = "tool_error";
+    else if (step.detection?.level === "warn") outcome = "warned";
+    this.writeAudit({
+      type: "reins.loop_control.step",
+      runId: state.runId,
+      step: step.index + 1,
+      startedAt: new Date(step.startedAtMs).toISOString(),
+      durations: {
+        ...(step.llmMs !== undefined ? { llmMs: step.llmMs } : {}),
+        ...(step.toolMs !== undefined ? { toolMs: step.toolMs } : {}),
+        cycleMs: step.cycleMs,
+      },
+      thought: step.thought,
+      tool: step.action.tool,
+      toolInput: step.action.toolInput,
+      ...(step.observationFingerprint !== undefined
+        ? { observationFingerprint: step.observationFingerprint, observationChars: step.observation?.length ?? 0 }
+        : {}),
+      repairs: step.repairs,
+      outcome,
+      ...(step.detection !== undefined
+        ? { detection: { kind: step.detection.kind, level: step.detection.level, count: step.detection.count } }
+        : {}),
+      ...(step.stopReason !== undefined ? { stopReason: step.stopReason } : {}),
+    });
+  }
+
+  private writeAudit(record: LoopAuditRecord): void {
+    const audit = this.options.audit;
+    if (audit === undefined) return;
+    try {
+      const redacted = audit.redact === undefined ? record : audit.redact(record);
+      if (typeof audit.sink === "function") audit.sink(redacted);
+      else audit.sink.write(`${JSON.stringify(redacted)}\n`);
+    } catch (error) {
+      this.options.onError(error);
+    }
+  }
+
+  private endRun(state: RunState, status: RunStatus, stopReason: StopReason): void {
+    this.flushAudit(state);
+    this.states.delete(state.runId);
+    this.store.release(state.runId);
+    this.emit({
+      type: "run_end",
+      runId: state.runId,
+      status,
+      stopReason,
+      durationMs: this.options.now() - state.startedAtMs,
+    });
+  }
+}
