@@ -20,7 +20,7 @@ const headingFormatter: FormatCallback = (element, walk, builder) => {
   const level = Number((element as { name?: string }).name?.slice(1)) || 2;
   builder.openBlock({ leadingLineBreaks: 2 });
   builder.addLiteral(`${"#".repeat(Math.min(level, 6))} `);
-  walk((element as { children?: never[] }).children ?? [], builder);
+  walk((element as unknown as { children?: never[] }).children ?? [], builder);
   builder.closeBlock({ trailingLineBreaks: 1 });
 };
 

