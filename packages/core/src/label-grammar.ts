@@ -80,7 +80,9 @@ export function normalizeLabelWord(word: string): string {
 }
 
 interface CompiledLabels {
-  readonly entries: ReadonlyArray<{ readonly label: ReActLabel; readonly word: string }>;
+  readonly byWord: ReadonlyMap<string, ReActLabel>;
+  /** First characters (lower case) of every label word: a line starting otherwise is no label. */
+  readonly firstCharacters: ReadonlySet<string>;
   readonly maxWordLength: number;
 }
 
@@ -89,12 +91,12 @@ const compiledCache = new WeakMap<ReActLabelSet, CompiledLabels>();
 function compile(labels: ReActLabelSet): CompiledLabels {
   const cached = compiledCache.get(labels);
   if (cached !== undefined) return cached;
-  const entries: Array<{ label: ReActLabel; word: string }> = [];
-  const seen = new Set<string>();
+  const byWord = new Map<string, ReActLabel>();
+  const firstCharacters = new Set<string>();
   const add = (label: ReActLabel, word: string): void => {
-    if (word.length === 0 || seen.has(word)) return;
-    seen.add(word);
-    entries.push({ label, word });
+    if (word.length === 0 || byWord.has(word)) return;
+    byWord.set(word, label);
+    firstCharacters.add(word[0]);
   };
   for (const label of Object.keys(labels) as ReActLabel[]) {
     for (const word of labels[label]) {
@@ -104,12 +106,9 @@ function compile(labels: ReActLabelSet): CompiledLabels {
       if (normalized.includes(" ")) add(label, normalized.split(" ").join(""));
     }
   }
-  // Longest words first so "action input" wins over "action".
-  entries.sort((left, right) => right.word.length - left.word.length);
-  const compiled = {
-    entries,
-    maxWordLength: entries.reduce((max, entry) => Math.max(max, entry.word.length), 0),
-  };
+  let maxWordLength = 0;
+  for (const word of byWord.keys()) maxWordLength = Math.max(maxWordLength, word.length);
+  const compiled = { byWord, firstCharacters, maxWordLength };
   compiledCache.set(labels, compiled);
   return compiled;
 }
@@ -162,23 +161,26 @@ export function matchReActLabel(
     }
   }
   const labelStart = index;
+  if (index >= length || !compiled.firstCharacters.has(line[index].toLowerCase())) return undefined;
   // Read words (letters and other non-separator characters), normalised to lower case and single
-  // spaces. Digit groups between words are a step number. The scan is bounded by the longest
-  // label word, so a hostile line costs at most its leading whitespace.
+  // spaces. Digit groups between words are a step number. At each word end the words read so far
+  // are looked up; only one word end can be followed by the colon, so the first hit with a valid
+  // tail is the longest label. The scan is bounded by the longest label word, so a hostile line
+  // costs at most its leading whitespace.
   let normalized = "";
   let pendingSpace = false;
   let scan = index;
   let stepNumber: number | undefined;
   const limit = Math.min(length, index + compiled.maxWordLength * 3 + 16);
-  const candidates: Array<{ normalized: string; end: number; stepNumber: number | undefined }> = [];
   while (scan < limit) {
+    const code = line.charCodeAt(scan);
     const character = line[scan];
     if (isWordSeparator(character)) {
       pendingSpace = normalized.length > 0;
       scan += 1;
       continue;
     }
-    if (isDigit(character)) {
+    if (code >= 48 && code <= 57) {
       if (normalized.length === 0) break;
       const digitsStart = scan;
       while (scan < limit && isDigit(line[scan]) && scan - digitsStart < 6) scan += 1;
@@ -188,25 +190,18 @@ export function matchReActLabel(
     }
     if (isColon(character) || MARKDOWN_MARKERS.has(character)) break;
     if (pendingSpace) {
-      candidates.push({ normalized, end: scan, stepNumber });
+      const label = compiled.byWord.get(normalized);
+      const found = label === undefined ? undefined : readLabelTail(line, scan, labelStart, label, stepNumber);
+      if (found !== undefined) return found;
       normalized += " ";
     }
     pendingSpace = false;
-    normalized += character.toLowerCase();
+    normalized += code >= 65 && code <= 90 ? String.fromCharCode(code + 32) : code < 128 ? character : character.toLowerCase();
     scan += 1;
-    if (normalized.length > compiled.maxWordLength) break;
+    if (normalized.length > compiled.maxWordLength) return undefined;
   }
-  candidates.push({ normalized, end: scan, stepNumber });
-  for (const entry of compiled.entries) {
-    // The label word must be a whole prefix of what was read, ending at a word boundary.
-    for (let candidateIndex = candidates.length - 1; candidateIndex >= 0; candidateIndex -= 1) {
-      const candidate = candidates[candidateIndex];
-      if (candidate.normalized !== entry.word) continue;
-      const result = readLabelTail(line, candidate.end, labelStart, entry.label, candidate.stepNumber);
-      if (result !== undefined) return result;
-    }
-  }
-  return undefined;
+  const label = compiled.byWord.get(normalized);
+  return label === undefined ? undefined : readLabelTail(line, scan, labelStart, label, stepNumber);
 }
 
 function readLabelTail(
@@ -229,13 +224,14 @@ function readLabelTail(
   index += 1;
   // Closing markdown after the colon: "**Action:** search".
   while (index < length && MARKDOWN_MARKERS.has(line[index]) && line[index] !== "`") index += 1;
-  return {
+  const match: { -readonly [K in keyof ReActLabelMatch]: ReActLabelMatch[K] } = {
     label,
     labelText: line.slice(labelStart, labelEnd).trim(),
     value: line.slice(index),
     valueOffset: index,
-    ...(stepNumber !== undefined ? { stepNumber } : {}),
   };
+  if (stepNumber !== undefined) match.stepNumber = stepNumber;
+  return match;
 }
 
 /**

@@ -7,6 +7,8 @@ import { jsonrepair } from "jsonrepair";
 
 const SMART_DOUBLE_QUOTES = new Set(["\u201c", "\u201d", "\u201e", "\u201f", "\u2033"]);
 const SMART_SINGLE_QUOTES = new Set(["\u2018", "\u2019", "\u201a", "\u201b"]);
+/** Any typographic quote (a single native scan decides whether straightening is needed). */
+const SMART_QUOTE_PATTERN = /[\u2018-\u201f\u2033]/;
 const OPENING_CONTEXT = new Set(["{", "[", ",", ":"]);
 const CLOSING_CONTEXT = new Set(["}", "]", ",", ":"]);
 
@@ -36,8 +38,9 @@ function nextNonSpaceIndex(text: string, index: number): number {
  * @returns the text with delimiter quotes straightened, and whether anything changed
  */
 export function straightenDelimiterQuotes(text: string): { text: string; changed: boolean } {
+  if (!SMART_QUOTE_PATTERN.test(text)) return { text, changed: false };
   let changed = false;
-  let result = "";
+  const chunks: string[] = [];
   let lastCut = 0;
   // Whitespace runs are scanned at most twice (once looking back, once looking ahead).
   let lastNonSpace: string | undefined;
@@ -48,7 +51,7 @@ export function straightenDelimiterQuotes(text: string): { text: string; changed
       const next = nextIndex < text.length ? text[nextIndex] : undefined;
       const before = lastNonSpace;
       if ((before !== undefined && OPENING_CONTEXT.has(before)) || next === undefined || CLOSING_CONTEXT.has(next)) {
-        result += text.slice(lastCut, index) + '"';
+        chunks.push(text.slice(lastCut, index), '"');
         lastCut = index + 1;
         changed = true;
       }
@@ -56,7 +59,8 @@ export function straightenDelimiterQuotes(text: string): { text: string; changed
     if (!isJsonSpace(character)) lastNonSpace = character;
   }
   if (!changed) return { text, changed };
-  return { text: result + text.slice(lastCut), changed };
+  chunks.push(text.slice(lastCut));
+  return { text: chunks.join(""), changed };
 }
 
 /**
@@ -70,34 +74,39 @@ export function findBalancedEnd(text: string, start: number): number {
   let depth = 0;
   let index = start;
   const length = text.length;
+  // Code points: { 123, } 125, [ 91, ] 93, " 34, ' 39, \\ 92, newline 10.
   while (index < length) {
-    const character = text[index];
-    if (character === "{" || character === "[") {
+    const code = text.charCodeAt(index);
+    if (code === 123 || code === 91) {
       depth += 1;
-    } else if (character === "}" || character === "]") {
+    } else if (code === 125 || code === 93) {
       depth -= 1;
       if (depth === 0) return index + 1;
-    } else if (character === '"' || SMART_DOUBLE_QUOTES.has(character) || (character === "'" && OPENING_CONTEXT.has(previousNonSpace(text, index) ?? ""))) {
-      const single = character === "'";
+    } else if (code === 34 || isSmartDoubleQuote(code) || (code === 39 && OPENING_CONTEXT.has(previousNonSpace(text, index) ?? ""))) {
+      const single = code === 39;
       index += 1;
       while (index < length) {
-        const inner = text[index];
-        if (inner === "\\") {
+        const inner = text.charCodeAt(index);
+        if (inner === 92) {
           index += 2;
           continue;
         }
-        if (single ? inner === "'" : inner === '"' || SMART_DOUBLE_QUOTES.has(inner)) {
-          if (!single && inner === '"') break;
+        if (!single && inner === 34) break;
+        if (single ? inner === 39 : isSmartDoubleQuote(inner)) {
           const nextIndex = nextNonSpaceIndex(text, index + 1);
           if (nextIndex >= length || CLOSING_CONTEXT.has(text[nextIndex])) break;
         }
-        if (inner === "\n" && single) break;
+        if (single && inner === 10) break;
         index += 1;
       }
     }
     index += 1;
   }
   return -1;
+}
+
+function isSmartDoubleQuote(code: number): boolean {
+  return code === 0x201c || code === 0x201d || code === 0x201e || code === 0x201f || code === 0x2033;
 }
 
 /** The result of reading JSON-like text. */
@@ -134,7 +143,7 @@ export function parseLooseJson(text: string, maxRepairChars: number): LooseJson 
   const repairs: string[] = [];
   let parsed = tryParse(text);
   if (!parsed.ok) {
-    const straightened = straightenDelimiterQuotes(text);
+    const straightened = text.length <= maxRepairChars ? straightenDelimiterQuotes(text) : { text, changed: false };
     let candidate = text;
     if (straightened.changed) {
       candidate = straightened.text;

@@ -137,40 +137,66 @@ function noteLabelRepairs(line: string, labelText: string, repairs: RepairLog): 
   else repairs.add("label_variant");
 }
 
-/** Splits lines into the preamble (before any label) and labelled segments. */
-function segment(lines: readonly string[], labels: ReActLabelSet, repairs: RepairLog): { preamble: string[]; segments: Segment[] } {
+/**
+ * Splits lines into the preamble (before any label) and labelled segments, handing each new segment
+ * to `visit` as soon as its label line is read; `visit` returns false to stop reading (the step is
+ * decided), so a long hallucinated tail is never scanned.
+ */
+function segment(
+  lines: readonly string[],
+  labels: ReActLabelSet,
+  repairs: RepairLog,
+  visit: (item: Segment) => boolean,
+  stopAfterInput: boolean,
+): { preamble: string[]; segments: Segment[] } {
   const preamble: string[] = [];
   const segments: Segment[] = [];
   let current: Segment | undefined;
   let inFence = false;
+  let blankSoFar = true;
+  // The first non-blank character of the current Action Input ("" while none).
+  let inputStart = "";
   for (const line of lines) {
     if (current !== undefined && (current.label === "action_input" || current.label === "final_answer")) {
       if (inFence) {
         current.lines.push(line);
-        if (fenceMarker(line).isFence) inFence = false;
+        if (fenceMarker(line).isFence) {
+          inFence = false;
+          // With "first"/"action", nothing after a complete Action Input can change the step.
+          if (stopAfterInput && current.label === "action_input" && inputStart === "`") break;
+        }
         continue;
       }
-      if (fenceMarker(line).isFence && !isBareFence(line)) {
+      const marker = fenceMarker(line);
+      if (marker.isFence && (!isBareFence(line) || (blankSoFar && current.value.trim().length === 0))) {
         inFence = true;
+        blankSoFar = false;
+        if (inputStart === "") inputStart = "`";
         current.lines.push(line);
         continue;
       }
-      if (isBareFence(line) && current.lines.every((previous) => previous.trim().length === 0) && current.value.trim().length === 0) {
-        inFence = true;
-        current.lines.push(line);
-        continue;
-      }
+      if (stopAfterInput && current.label === "action_input" && inputStart !== "" && inputStart !== "{" && inputStart !== "[" && isBlank(line)) break;
     }
     const match = line.length > 0 ? matchReActLabel(line, labels) : undefined;
     if (match === undefined) {
       if (current === undefined) preamble.push(line);
-      else current.lines.push(line);
+      else {
+        current.lines.push(line);
+        if (blankSoFar && !isBlank(line)) {
+          blankSoFar = false;
+          if (inputStart === "") inputStart = line.trim()[0];
+        }
+      }
       continue;
     }
     noteLabelRepairs(line, match.labelText, repairs);
     current = { label: match.label, value: match.value, lines: [], index: segments.length };
     segments.push(current);
-    inFence = current.label === "action_input" && fenceMarker(match.value).isFence && !match.value.trim().slice(3).includes("```");
+    const valueStart = match.value.trim();
+    blankSoFar = valueStart.length === 0;
+    inputStart = valueStart.length > 0 ? valueStart[0] : "";
+    inFence = current.label === "action_input" && fenceMarker(match.value).isFence && !valueStart.slice(3).includes("```");
+    if (!visit(current)) break;
   }
   return { preamble, segments };
 }
@@ -229,12 +255,12 @@ function collectInput(value: string, lines: readonly string[], repairs: RepairLo
       }
       body.push(all[index]);
     }
-    if (closed && all.slice(index + 1).some((line) => line.trim().length > 0)) repairs.add("trailing_prose_removed");
+    if (closed && hasText(all, index + 1)) repairs.add("trailing_prose_removed");
     repairs.add("code_fence_removed");
     return { text: trimBlankLines(body), fenced: true };
   }
-  const rest = all.slice(start).join("\n").trim();
-  if (rest[0] === "{" || rest[0] === "[") {
+  if (firstLine[0] === "{" || firstLine[0] === "[") {
+    const rest = all.slice(start).join("\n").trim();
     const end = findBalancedEnd(rest, 0);
     if (end > 0) {
       if (rest.slice(end).trim().length > 0) repairs.add("trailing_prose_removed");
@@ -247,8 +273,21 @@ function collectInput(value: string, lines: readonly string[], repairs: RepairLo
     if (all[index].trim().length === 0) break;
     paragraph.push(all[index]);
   }
-  if (all.slice(index).some((line) => line.trim().length > 0)) repairs.add("trailing_prose_removed");
+  if (hasText(all, index)) repairs.add("trailing_prose_removed");
   return { text: dropDanglingFences(paragraph.join("\n")).trim(), fenced: false };
+}
+
+function hasText(lines: readonly string[], from: number): boolean {
+  for (let index = from; index < lines.length; index += 1) if (!isBlank(lines[index])) return true;
+  return false;
+}
+
+function isBlank(line: string): boolean {
+  for (let index = 0; index < line.length; index += 1) {
+    const code = line.charCodeAt(index);
+    if (code !== 32 && code !== 9 && code !== 13 && code !== 0xa0 && code !== 0x3000) return false;
+  }
+  return true;
 }
 
 function trimBlankLines(lines: readonly string[]): string {
@@ -484,10 +523,9 @@ function resolveTool(work: Work, written: string, inputMissing: boolean): { spec
 
 /** Splits "search Action Input: x" written on one line. */
 function splitInlineActionInput(value: string, labels: ReActLabelSet): { name: string; input: string } | undefined {
-  const lower = value.toLowerCase();
   let from = 0;
   for (;;) {
-    const index = lower.indexOf(" ", from);
+    const index = value.indexOf(" ", from);
     if (index < 0) return undefined;
     const rest = value.slice(index + 1);
     if (rest.length > 0 && rest[0] !== " ") {
@@ -499,6 +537,8 @@ function splitInlineActionInput(value: string, labels: ReActLabelSet): { name: s
   }
 }
 
+/** An Action line longer than this cannot be a tool name (nor a tool call written inline). */
+const MAX_ACTION_LINE_CHARS = 2_000;
 const BACKTICKS = new Set(["`", " "]);
 
 function fromAction(work: Work, action: Segment, input: Segment | undefined): Finished {
@@ -518,6 +558,9 @@ function fromAction(work: Work, action: Segment, input: Segment | undefined): Fi
   if (bare[0] === "{" || bare[0] === "[" || fenceMarker(nameLine).isFence) {
     const blob = findActionBlob(work, [nameLine, ...bodyLines].join("\n"));
     if (blob !== undefined) return fromBlob(work, blob);
+  }
+  if (nameLine.length > MAX_ACTION_LINE_CHARS) {
+    return fail(work, "unknown_tool", PARSER_MESSAGES.unknownTool(messageLabels, toolNames, nameLine, suggestToolName(nameLine, toolNames), input === undefined));
   }
   if (isPromptEchoAction(nameLine)) return fail(work, "prompt_echo", PARSER_MESSAGES.promptEcho(messageLabels, toolNames));
   if (isNoOpAction(nameLine)) return fail(work, "no_op_action", PARSER_MESSAGES.noOpAction(messageLabels, toolNames, work.thought));
@@ -572,6 +615,13 @@ function mentionedTools(text: string, toolNames: readonly string[]): string[] {
   });
 }
 
+/** Prose for a person: starts with neither markup nor data, and has letters in it. */
+function readsAsReply(text: string): boolean {
+  const first = text.trimStart()[0];
+  if (first === undefined || first === "{" || first === "[" || first === "<" || first === "`") return false;
+  return /\p{L}/u.test(text.slice(0, 1_000));
+}
+
 function withoutStep(work: Work, body: string, preamble: readonly string[], segments: readonly Segment[]): Finished {
   const { messageLabels, toolNames } = work.config;
   const blob = findActionBlob(work, body);
@@ -590,7 +640,7 @@ function withoutStep(work: Work, body: string, preamble: readonly string[], segm
   if (meaningful.length === 0 && segments.length === 0) {
     const text = trimBlankLines(preamble);
     const mentioned = mentionedTools(text, toolNames);
-    if (work.config.acceptUnlabelledReply && mentioned.length === 0 && !looksLikePlan(text) && !looksTruncated(text)) {
+    if (work.config.acceptUnlabelledReply && readsAsReply(text) && mentioned.length === 0 && !looksLikePlan(text) && !looksTruncated(text)) {
       work.repairs.add("unlabelled_final_answer");
       return finish(work, text);
     }
@@ -618,39 +668,59 @@ export function readReActStep(text: unknown, config: ReaderConfig): ReActStep {
     if (reasoning.unclosed || reasoning.removed) return fail(work, "reasoning_only", PARSER_MESSAGES.reasoningOnly(config.messageLabels, config.toolNames));
     return fail(work, "empty_output", PARSER_MESSAGES.emptyOutput(config.messageLabels, config.toolNames));
   }
-  const { preamble, segments } = segment(body.split("\n"), config.labels, work.repairs);
-
   let action: Segment | undefined;
   let actionInput: Segment | undefined;
   let final: Segment | undefined;
-  const thoughtParts: string[] = [trimBlankLines(preamble)];
-  for (const item of segments) {
+  const thoughtSegments: Segment[] = [];
+  const cut = (repair: string): boolean => {
+    work.repairs.add(repair);
+    return false;
+  };
+  // Decides, label by label, what belongs to this step. Returning false ends the reading.
+  const visit = (item: Segment): boolean => {
     const stepStarted = action !== undefined || final !== undefined;
-    if (item.label === "observation" || item.label === "question") {
-      if (stepStarted) {
-        work.cutContinuation = item.label === "observation" || work.cutContinuation;
-        work.repairs.add(item.label === "observation" ? "hallucinated_observation_cut" : "new_question_cut");
-        break;
-      }
-      if (item.label === "observation") work.repairs.add("echoed_observation_ignored");
-      continue;
+    switch (item.label) {
+      case "observation":
+        if (stepStarted) {
+          work.cutContinuation = true;
+          return cut("hallucinated_observation_cut");
+        }
+        work.repairs.add("echoed_observation_ignored");
+        return true;
+      case "question":
+        return stepStarted ? cut("new_question_cut") : true;
+      case "thought":
+        if (!stepStarted) thoughtSegments.push(item);
+        return true;
+      case "action":
+        if (action === undefined) {
+          action = item;
+          // A final answer followed by an action: both are known; only "action" still needs the action's input.
+          return final === undefined || config.onConflict === "action";
+        }
+        // A second action: the first one is the step (with or without its input).
+        return cut("extra_actions_ignored");
+      case "action_input":
+        if (actionInput === undefined && (action !== undefined || final === undefined)) {
+          actionInput = item;
+          return true;
+        }
+        if (action !== undefined && actionInput !== undefined) return cut("extra_actions_ignored");
+        return true;
+      case "final_answer":
+        if (final === undefined) {
+          final = item;
+          // An action followed by a final answer: only "final" still needs the answer's text.
+          return action === undefined || config.onConflict === "final";
+        }
+        return true;
+      default:
+        return true;
     }
-    if (item.label === "thought") {
-      if (!stepStarted) thoughtParts.push(joinSegment(item).trim());
-      continue;
-    }
-    if (item.label === "action") {
-      if (action === undefined) action = item;
-      else if (actionInput !== undefined) work.repairs.add("extra_actions_ignored");
-      continue;
-    }
-    if (item.label === "action_input") {
-      if (action !== undefined && actionInput === undefined) actionInput = item;
-      else if (action === undefined && final === undefined) actionInput = item;
-      continue;
-    }
-    if (item.label === "final_answer" && final === undefined) final = item;
-  }
+  };
+  const stopAfterInput = config.onConflict === "first" || config.onConflict === "action";
+  const { preamble, segments } = segment(body.split("\n"), config.labels, work.repairs, visit, stopAfterInput);
+  const thoughtParts: string[] = [trimBlankLines(preamble), ...thoughtSegments.map((item) => joinSegment(item).trim())];
   if (thoughtParts[0].length === 0) thoughtParts.shift();
   else if (segments.length > 0 && segments[0].label !== "thought") work.repairs.add("missing_thought_label");
   work.thought = thoughtParts.filter((part) => part.length > 0).join("\n");

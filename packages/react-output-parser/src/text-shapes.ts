@@ -57,8 +57,21 @@ export function stripReasoningBlocks(text: string): ReasoningStripped {
   return { text: result, removed, unclosed };
 }
 
+const NOT_A_FENCE = Object.freeze({ isFence: false, rest: "" });
+
+/** Cheap check: the first non-space character is a backtick or a tilde. */
+function mayBeFence(line: string): boolean {
+  for (let index = 0; index < line.length; index += 1) {
+    const code = line.charCodeAt(index);
+    if (code === 32 || code === 9) continue;
+    return code === 96 || code === 126;
+  }
+  return false;
+}
+
 /** Whether a line (trimmed) is a code-fence marker (```lang, ``, ~~~). */
 export function fenceMarker(line: string): { readonly isFence: boolean; readonly rest: string } {
+  if (!mayBeFence(line)) return NOT_A_FENCE;
   const trimmed = line.trim();
   if (trimmed.startsWith("```") || trimmed.startsWith("~~~")) return { isFence: true, rest: trimmed.slice(3) };
   if (trimmed.startsWith("``") && !trimmed.startsWith("```")) return { isFence: true, rest: trimmed.slice(2) };
@@ -67,6 +80,7 @@ export function fenceMarker(line: string): { readonly isFence: boolean; readonly
 
 /** Whether a fence line is bare (no language tag and nothing else): a closing fence. */
 export function isBareFence(line: string): boolean {
+  if (!mayBeFence(line)) return false;
   const marker = fenceMarker(line);
   return marker.isFence && marker.rest.replace(/[`~]/g, "").trim().length === 0;
 }
@@ -191,6 +205,7 @@ const PROMPT_ECHO_ACTION_PREFIXES = ["one of", "should be one of", "the action t
 
 /** Whether an Action value is a template placeholder from the prompt ("one of [search]", "the action to take"). */
 export function isPromptEchoAction(written: string): boolean {
+  if (written.length > 300) return false;
   const lower = written.trim().toLowerCase();
   if (lower.includes("{tool_names}")) return true;
   return PROMPT_ECHO_ACTION_PREFIXES.some((prefix) => lower.startsWith(prefix));

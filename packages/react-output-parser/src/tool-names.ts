@@ -132,7 +132,8 @@ export function containsWord(textLower: string, name: string): boolean {
  * Suggests the registered tool a rejected name most likely meant: the only registered name that
  * occurs in the written text as a word, or the only one the written text is a prefix of.
  */
-export function suggestToolName(written: string, toolNames: readonly string[]): string | undefined {
+export function suggestToolName(writtenText: string, toolNames: readonly string[]): string | undefined {
+  const written = writtenText.slice(0, MAX_NAME_CHARS * 2);
   const lower = written.toLowerCase();
   const mentioned = toolNames.filter((name) => containsWord(lower, name));
   if (mentioned.length === 1) return mentioned[0];
