@@ -343,7 +343,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
   }
 
   /** Records the model call's duration and token usage, and checks the token and cost budgets. */
-  override async handleLLMEnd(output: LLMResult, runId: string): Promise<void> {
+  override async handleLLMEnd(output: LLMResult, runId: string, _parentRunId?: string): Promise<void> {
     this.guard(() => {
       const found = this.stateOf(runId);
       if (found === undefined) return;
@@ -375,7 +375,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
   }
 
   /** Forgets a failed model call's timer. */
-  override async handleLLMError(_error: unknown, runId: string): Promise<void> {
+  override async handleLLMError(_error: unknown, runId: string, _parentRunId?: string): Promise<void> {
     this.guard(() => {
       this.stateOf(runId)?.state.llmRuns.delete(runId);
     });
@@ -387,7 +387,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
    * @throws {LoopStoppedError} when a loop detector stops the run (`mode: "throw"`)
    * @throws {BudgetExceededError} when a budget is used up (`mode: "throw"`)
    */
-  override async handleAgentAction(action: AgentAction, runId: string): Promise<void> {
+  override async handleAgentAction(action: AgentAction, runId: string, _parentRunId?: string): Promise<void> {
     let stopError: RunStoppedError | undefined;
     this.guard(() => {
       const found = this.stateOf(runId);
@@ -431,7 +431,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
   }
 
   /** Records the observation of a step (its fingerprint feeds the repeat detector and notes). */
-  override async handleToolEnd(output: unknown, runId: string): Promise<void> {
+  override async handleToolEnd(output: unknown, runId: string, _parentRunId?: string): Promise<void> {
     this.guard(() => {
       const found = this.stateOf(runId);
       const step = found?.state.steps.find((candidate) => candidate.toolRunId === runId);
@@ -449,7 +449,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
   }
 
   /** Records a tool failure (AgentExecutor turns it into an observation). */
-  override async handleToolError(_error: unknown, runId: string): Promise<void> {
+  override async handleToolError(_error: unknown, runId: string, _parentRunId?: string): Promise<void> {
     this.guard(() => {
       const found = this.stateOf(runId);
       const step = found?.state.steps.find((candidate) => candidate.toolRunId === runId);
@@ -461,7 +461,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
   }
 
   /** Counts the final answer (or notes that the agent finished because of a stop decision). */
-  override async handleAgentEnd(finish: AgentFinish, runId: string): Promise<void> {
+  override async handleAgentEnd(finish: AgentFinish, runId: string, _parentRunId?: string): Promise<void> {
     this.guard(() => {
       const found = this.stateOf(runId);
       if (found === undefined) return;
@@ -496,7 +496,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
   }
 
   /** Ends the run when its top-level chain ends: emits `run_end` and frees its state. */
-  override async handleChainEnd(outputs: ChainValues, runId: string): Promise<void> {
+  override async handleChainEnd(outputs: ChainValues, runId: string, _parentRunId?: string): Promise<void> {
     this.guard(() => {
       const state = this.states.get(runId);
       if (state === undefined) return;
@@ -519,7 +519,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
   }
 
   /** Ends the run when its top-level chain fails (including by this handler's own stop error). */
-  override async handleChainError(error: unknown, runId: string): Promise<void> {
+  override async handleChainError(error: unknown, runId: string, _parentRunId?: string): Promise<void> {
     this.guard(() => {
       const state = this.states.get(runId);
       if (state === undefined) return;

@@ -24,9 +24,13 @@ export interface DriverStep {
  */
 export class RunDriver {
   private counter = 0;
+  /**
+   * @param pause - awaited between callbacks, so concurrent drivers interleave
+   */
   constructor(
     private readonly handler: LoopControlHandler,
     readonly runId: string,
+    private readonly pause: () => Promise<void> = async () => undefined,
   ) {}
 
   private id(kind: string): string {
@@ -35,6 +39,7 @@ export class RunDriver {
   }
 
   async start(): Promise<void> {
+    await this.pause();
     await this.handler.handleChainStart(SERIALIZED, { input: "q" }, this.runId, undefined);
   }
 
@@ -42,8 +47,10 @@ export class RunDriver {
   async plan(step: DriverStep): Promise<AgentAction> {
     const agentRunId = this.id("agent");
     // Runtime argument order: (chain, inputs, runId, parentRunId, …).
+    await this.pause();
     await this.handler.handleChainStart(SERIALIZED, {}, agentRunId, this.runId);
     const llmRunId = this.id("llm");
+    await this.pause();
     await this.handler.handleChatModelStart(SERIALIZED, [], llmRunId, agentRunId, { invocation_params: { model: "replay" } });
     const thought = step.thought ?? `I should use ${step.tool}.`;
     const log = `${thought}\nAction: ${step.tool}\nAction Input: ${typeof step.toolInput === "string" ? step.toolInput : JSON.stringify(step.toolInput)}`;
@@ -53,9 +60,12 @@ export class RunDriver {
         ? { llmOutput: { tokenUsage: { promptTokens: step.usage.inputTokens, completionTokens: step.usage.outputTokens } } }
         : {}),
     };
+    await this.pause();
     await this.handler.handleLLMEnd(output, llmRunId, agentRunId);
+    await this.pause();
     await this.handler.handleChainEnd({}, agentRunId, this.runId);
     const action = { tool: step.tool, toolInput: step.toolInput as string, log, ...(step.extra ?? {}) } as AgentAction;
+    await this.pause();
     await this.handler.handleAgentAction(action, this.runId, undefined);
     return action;
   }
@@ -63,7 +73,9 @@ export class RunDriver {
   async act(step: DriverStep): Promise<void> {
     if (step.observation === undefined) return;
     const toolRunId = this.id("tool");
+    await this.pause();
     await this.handler.handleToolStart(SERIALIZED, String(step.toolInput), toolRunId, this.runId, undefined, undefined, step.tool);
+    await this.pause();
     await this.handler.handleToolEnd(step.observation, toolRunId, this.runId);
   }
 
@@ -72,6 +84,7 @@ export class RunDriver {
     try {
       await this.plan(step);
     } catch (error) {
+      await this.pause();
       await this.handler.handleChainError(error as Error, this.runId);
       return error;
     }
@@ -80,7 +93,9 @@ export class RunDriver {
   }
 
   async finish(output = "done", extra: Record<string, unknown> = {}): Promise<void> {
+    await this.pause();
     await this.handler.handleAgentEnd({ returnValues: { output, ...extra }, log: `Final Answer: ${output}` }, this.runId);
+    await this.pause();
     await this.handler.handleChainEnd({ output, ...extra }, this.runId);
   }
 }

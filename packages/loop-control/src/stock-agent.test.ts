@@ -1,0 +1,137 @@
+import { AgentExecutor, createReactAgent } from "@langchain/classic/agents";
+import { PromptTemplate } from "@langchain/core/prompts";
+import { DynamicTool } from "@langchain/core/tools";
+import { BudgetExceededError, LoopControlHandler, LoopStoppedError, RunStoppedError } from "./index";
+import { ReplayChatModel } from "./__fixtures__/replay-chat-model";
+
+const PROMPT = PromptTemplate.fromTemplate(`Answer the following questions as best you can. You have access to the following tools:
+
+{tools}
+
+Use the following format:
+
+Question: the input question you must answer
+Thought: you should always think about what to do
+Action: the action to take, should be one of [{tool_names}]
+Action Input: the input to the action
+Observation: the result of the action
+... (this Thought/Action/Action Input/Observation can repeat N times)
+Thought: I now know the final answer
+Final Answer: the final answer to the original input question
+
+Begin!
+
+Question: {input}
+Thought:{agent_scratchpad}`);
+
+const REPEATED_ACTION = "I should look up the weather.\nAction: search\nAction Input: weather in Paris";
+
+async function buildExecutor(
+  replies: readonly string[],
+  callbacks?: LoopControlHandler[],
+): Promise<{ executor: AgentExecutor; toolCalls: string[] }> {
+  const toolCalls: string[] = [];
+  const search = new DynamicTool({
+    name: "search",
+    description: "Searches the web.",
+    func: async (input: string) => {
+      toolCalls.push(input);
+      return `Paris: 22 °C, sunny (call ${toolCalls.length})`;
+    },
+  });
+  const llm = new ReplayChatModel({ replies });
+  const agent = await createReactAgent({ llm, tools: [search], prompt: PROMPT });
+  return { executor: new AgentExecutor({ agent, tools: [search], ...(callbacks ? { callbacks } : {}) }), toolCalls };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected the run to be stopped");
+}
+
+describe("LoopControlHandler with the stock createReactAgent and AgentExecutor", () => {
+  let consoleError: jest.SpyInstance;
+  beforeEach(() => {
+    // LangChain logs a raiseError handler's throw with console.error before propagating it.
+    consoleError = jest.spyOn(console, "error").mockImplementation(() => undefined);
+  });
+  afterEach(() => consoleError.mockRestore());
+
+  describe("invoke() with the handler in the call's callbacks", () => {
+    it("throws LoopStoppedError on the 3rd identical action, before its tool runs, with the partial steps", async () => {
+      const { executor, toolCalls } = await buildExecutor(Array(6).fill(REPEATED_ACTION));
+      const handler = new LoopControlHandler();
+      const error = await rejection(executor.invoke({ input: "Weather in Paris?" }, { callbacks: [handler] }));
+      expect(LoopStoppedError.isInstance(error)).toBe(true);
+      const stopped = error as LoopStoppedError;
+      expect(stopped.stopReason).toBe("repeat");
+      expect(toolCalls).toEqual(["weather in Paris", "weather in Paris"]);
+      expect(stopped.steps.map((step) => [step.action.tool, step.action.toolInput, step.observation])).toEqual([
+        ["search", "weather in Paris", "Paris: 22 °C, sunny (call 1)"],
+        ["search", "weather in Paris", "Paris: 22 °C, sunny (call 2)"],
+      ]);
+      expect(handler.activeRunCount).toBe(0);
+      expect(handler.runContext.size).toBe(0);
+      expect(handler.runContext.linkCount).toBe(0);
+      expect(consoleError).toHaveBeenCalled();
+    });
+
+    it("throws BudgetExceededError at the model call after maxSteps steps", async () => {
+      const replies = ["a", "b", "c", "d"].map((city) => `I should check ${city}.\nAction: search\nAction Input: ${city}`);
+      const { executor, toolCalls } = await buildExecutor(replies);
+      const handler = new LoopControlHandler({ maxSteps: 2 });
+      const error = await rejection(executor.invoke({ input: "Weather?" }, { callbacks: [handler] }));
+      expect(BudgetExceededError.isInstance(error)).toBe(true);
+      expect((error as BudgetExceededError).stopReason).toBe("max_steps");
+      expect((error as BudgetExceededError).steps).toHaveLength(2);
+      expect(toolCalls).toEqual(["a", "b"]);
+      expect(handler.runContext.size).toBe(0);
+    });
+
+    it("lets a run with distinct actions finish normally", async () => {
+      const { executor } = await buildExecutor([
+        "I should search.\nAction: search\nAction Input: weather in Paris",
+        "I now know the final answer.\nFinal Answer: 22 °C",
+      ]);
+      const handler = new LoopControlHandler();
+      const result = await executor.invoke({ input: "Weather in Paris?" }, { callbacks: [handler] });
+      expect(result.output).toBe("22 °C");
+      expect(handler.runContext.size).toBe(0);
+    });
+  });
+
+  describe("stream() with the handler in the call's callbacks", () => {
+    it("throws the same typed error from the stream loop", async () => {
+      const { executor, toolCalls } = await buildExecutor(Array(6).fill(REPEATED_ACTION));
+      const handler = new LoopControlHandler();
+      const chunks: unknown[] = [];
+      const error = await rejection(
+        (async () => {
+          for await (const chunk of await executor.stream({ input: "Weather in Paris?" }, { callbacks: [handler] })) chunks.push(chunk);
+        })(),
+      );
+      expect(LoopStoppedError.isInstance(error)).toBe(true);
+      expect((error as LoopStoppedError).steps).toHaveLength(2);
+      expect(toolCalls).toHaveLength(2);
+      expect(chunks).toHaveLength(2);
+      expect(handler.runContext.size).toBe(0);
+    });
+  });
+
+  describe("handler given to the AgentExecutor constructor", () => {
+    it("still stops the run (it sees actions, not observations)", async () => {
+      const handler = new LoopControlHandler();
+      const { executor, toolCalls } = await buildExecutor(Array(6).fill(REPEATED_ACTION), [handler]);
+      const error = await rejection(executor.invoke({ input: "Weather in Paris?" }));
+      expect(RunStoppedError.isInstance(error)).toBe(true);
+      expect((error as RunStoppedError).stopReason).toBe("repeat");
+      expect(toolCalls).toHaveLength(2);
+      expect((error as RunStoppedError).steps.map((step) => step.observation)).toEqual(["", ""]);
+      expect(handler.runContext.size).toBe(0);
+    });
+  });
+});
