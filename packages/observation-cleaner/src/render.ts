@@ -349,7 +349,11 @@ export function renderText(node: TreeNode, limits: RenderLimits, cap: number): R
   const renderer = new TextRenderer(writer, limits);
   if (isScalar(node)) renderer.scalarLine("", "", node, false);
   else if (node.kind === "object") renderer.entries(node.entries, "", "", 0);
-  else if (node.kind === "array") renderer.items(node.items, "", 0, false);
+  else if (node.kind === "array") {
+    const inline = renderer.inlineList(node.items, false);
+    if (inline !== undefined) writer.line(inline);
+    else renderer.items(node.items, "", 0, false);
+  }
   else renderer.table("", "", node);
   return { text: writer.text(), overflow: writer.overflow, cut: writer.cut };
 }
