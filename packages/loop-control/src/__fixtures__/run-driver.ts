@@ -13,6 +13,8 @@ export interface DriverStep {
   readonly observation?: string;
   readonly thought?: string;
   readonly usage?: { inputTokens: number; outputTokens: number };
+  /** The model's whole text for the step (the action's `log`); built from `thought` when absent. */
+  readonly log?: string;
   /** Extra fields on the AgentAction (e.g. `repairs`). */
   readonly extra?: Record<string, unknown>;
 }
@@ -53,7 +55,9 @@ export class RunDriver {
     await this.pause();
     await this.handler.handleChatModelStart(SERIALIZED, [], llmRunId, agentRunId, { invocation_params: { model: "replay" } });
     const thought = step.thought ?? `I should use ${step.tool}.`;
-    const log = `${thought}\nAction: ${step.tool}\nAction Input: ${typeof step.toolInput === "string" ? step.toolInput : JSON.stringify(step.toolInput)}`;
+    const log =
+      step.log ??
+      `${thought}\nAction: ${step.tool}\nAction Input: ${typeof step.toolInput === "string" ? step.toolInput : JSON.stringify(step.toolInput)}`;
     const output: LLMResult = {
       generations: [[{ text: log }]],
       ...(step.usage !== undefined
