@@ -156,6 +156,28 @@ export interface ResolvedHardenedReActOutputParserOptions {
   readonly onEvent?: ReinsEventListener;
 }
 
+/**
+ * Label words the parser accepts beyond `@reins/core`'s grammar: LlamaIndex renders its final step
+ * as `Response:`. Kept here (not in core) so the observation cleaner does not neutralise every
+ * "Response:" line of a tool's output.
+ */
+export const PARSER_EXTRA_LABEL_WORDS: Readonly<Partial<Record<ReActLabel, readonly string[]>>> = Object.freeze({
+  final_answer: Object.freeze(["response", "final response"]),
+});
+
+const defaultParserLabels = createReActLabelSet(PARSER_EXTRA_LABEL_WORDS);
+
+function labelSetFor(custom: Partial<Record<ReActLabel, readonly string[]>>, replace: boolean): ReActLabelSet {
+  if (Object.keys(custom).length === 0) return defaultParserLabels;
+  // Labels named in `custom` are replaced (when asked); the others keep core's words plus ours.
+  const merged: Partial<Record<ReActLabel, readonly string[]>> = {};
+  for (const label of Object.keys(DEFAULT_REACT_LABELS) as ReActLabel[]) {
+    const words = custom[label];
+    merged[label] = replace && words !== undefined ? words : [...DEFAULT_REACT_LABELS[label], ...(PARSER_EXTRA_LABEL_WORDS[label] ?? []), ...(words ?? [])];
+  }
+  return createReActLabelSet(merged, true);
+}
+
 const CONFLICT_POLICIES: readonly ConflictPolicy[] = ["first", "action", "final", "error"];
 const FUZZY_DEFAULT_DISTANCE = 2;
 
@@ -244,7 +266,7 @@ export function resolveHardenedReActOutputParserOptions(options: HardenedReActOu
     check(label in DEFAULT_REACT_LABELS, `labels.${label}`, `unknown label; expected one of ${Object.keys(DEFAULT_REACT_LABELS).join(", ")}`);
     check(Array.isArray(words) && words.every((word) => typeof word === "string" && word.trim().length > 0), `labels.${label}`, "expected an array of non-empty strings");
   }
-  const labels: ReActLabelSet = Object.keys(customLabels).length === 0 ? DEFAULT_REACT_LABELS : createReActLabelSet(customLabels, replaceLabels);
+  const labels = labelSetFor(customLabels, replaceLabels);
   check(options.metrics === undefined || (typeof options.metrics === "object" && typeof options.metrics.record === "function"), "metrics", "expected an object with a record(event) method");
   check(options.onEvent === undefined || typeof options.onEvent === "function", "onEvent", "expected a function");
   const validators = resolveValidators(options.validators ?? defaults.validators);

@@ -6,9 +6,11 @@ import {
   isBareFence,
   isNoOpAction,
   isPromptEchoAction,
+  isPromptEchoInput,
   isSchemaEcho,
   looksLikePlan,
   looksTruncated,
+  parseKeywordArguments,
   readInlineCall,
   saysNoToolNeeded,
   stripReasoningBlocks,
@@ -323,11 +325,25 @@ function stringInput(work: Work, spec: ToolInputSpec, raw: InputText | string): 
   const quoted = stripWrappingQuotes(text);
   if (quoted.repair !== undefined) work.repairs.add(quoted.repair);
   text = quoted.text;
-  if (text.length === 0) return fail(work, "missing_action_input", PARSER_MESSAGES.emptyActionInput(labels, spec.name, exampleFor(spec)));
+  if (text.length === 0) {
+    // LangChain string tools take an optional input: an explicitly empty Action Input means "".
+    work.repairs.add("empty_action_input");
+    return act(work, spec.name, "");
+  }
+  if (isPromptEchoInput(text)) return fail(work, "prompt_echo", PARSER_MESSAGES.promptEcho(labels, work.config.toolNames));
   if (text[0] === "{" && text.length <= work.config.maxRepairChars) {
     const parsed = parseLooseJson(text, work.config.maxRepairChars);
     if (parsed !== undefined && isSchemaEcho(parsed.value)) {
       return fail(work, "schema_echo", PARSER_MESSAGES.schemaEcho(labels, spec.name, `'${labels.actionInput}: <the actual text for ${spec.name}>'`));
+    }
+    // {"input": "..."} is the structured form of a string tool's input (LangChain's Tool schema, LlamaIndex).
+    if (parsed !== undefined && isPlainObject(parsed.value)) {
+      const keys = Object.keys(parsed.value);
+      const only = parsed.value.input;
+      if (keys.length === 1 && keys[0] === "input" && typeof only === "string") {
+        work.repairs.add("string_input_unwrapped");
+        return act(work, spec.name, only);
+      }
     }
   }
   return act(work, spec.name, text);
@@ -376,6 +392,11 @@ function objectInput(work: Work, spec: ToolInputSpec, raw: InputText | string): 
     if (spec.kind === "none") {
       work.repairs.add("arguments_dropped_for_no_argument_tool");
       return act(work, spec.name, {});
+    }
+    const keywordArguments = parseKeywordArguments(text);
+    if (keywordArguments !== undefined && (spec.properties.length === 0 || Object.keys(keywordArguments).every((key) => spec.properties.includes(key)))) {
+      work.repairs.add("keyword_arguments");
+      return objectValue(work, spec, keywordArguments);
     }
     const onlyField = spec.properties.length === 1 ? spec.properties[0] : undefined;
     const fieldType = onlyField !== undefined ? spec.propertyTypes[onlyField] : undefined;
@@ -597,8 +618,21 @@ function fromAction(work: Work, action: Segment, input: Segment | undefined): Fi
   return missingInput(work, resolved.spec);
 }
 
+const ROLE_PREFIXES = ["assistant:", "ai:", "bot:"];
+
 function fromFinal(work: Work, final: Segment): Finished {
-  const text = dropDanglingFences(joinSegment(final));
+  let text = dropDanglingFences(joinSegment(final)).trim();
+  // "AI: \nAssistant: ```json {...}```": a role prefix, then a JSON blob instead of plain text.
+  const lower = text.slice(0, 20).toLowerCase();
+  const prefix = ROLE_PREFIXES.find((role) => lower.startsWith(role));
+  if (prefix !== undefined) {
+    text = text.slice(prefix.length).trim();
+    work.repairs.add("role_prefix_removed");
+  }
+  if (text[0] === "{" || text[0] === "[" || fenceMarker(text.slice(0, 12)).isFence) {
+    const blob = findActionBlob(work, text);
+    if (blob !== undefined) return fromBlob(work, blob);
+  }
   return finish(work, text);
 }
 
@@ -622,13 +656,80 @@ function readsAsReply(text: string): boolean {
   return /\p{L}/u.test(text.slice(0, 1_000));
 }
 
+/** Reads a tag's content: from after `<tag>` to `</tag>` or the end of the text (a stop sequence may cut it). */
+function tagContent(text: string, tag: string): string | undefined {
+  const open = text.indexOf(`<${tag}>`);
+  if (open < 0) return undefined;
+  const start = open + tag.length + 2;
+  const close = text.indexOf(`</${tag}>`, start);
+  return text.slice(start, close < 0 ? text.length : close);
+}
+
+/** LangChain's XML agent format: `<tool>name</tool><tool_input>input` and `<final_answer>answer`. */
+function fromXml(work: Work, body: string): Finished | undefined {
+  if (!body.includes("<tool>") && !body.includes("<final_answer>")) return undefined;
+  const toolIndex = body.indexOf("<tool>");
+  const finalIndex = body.indexOf("<final_answer>");
+  if (toolIndex >= 0 && (finalIndex < 0 || toolIndex < finalIndex)) {
+    const name = tagContent(body, "tool") ?? "";
+    work.repairs.add("xml_action");
+    const resolved = resolveTool(work, name.trim(), false);
+    if ("ok" in resolved) return resolved;
+    const input = tagContent(body, "tool_input");
+    if (input === undefined) return missingInput(work, resolved.spec);
+    return toolInputFor(work, resolved.spec, input.trim());
+  }
+  work.repairs.add("xml_final_answer");
+  return finish(work, tagContent(body, "final_answer") ?? "");
+}
+
+/** Label words written capitalised inside prose ("provide a valid Action"): the model is talking about the format. */
+const FORMAT_WORDS = ["Action Input", "Action", "Final Answer", "Observation", "Thought"];
+
+function talksAboutFormat(text: string): boolean {
+  return FORMAT_WORDS.some((word) => containsWordCaseSensitive(text, word));
+}
+
+function containsWordCaseSensitive(text: string, word: string): boolean {
+  let from = 0;
+  for (;;) {
+    const index = text.indexOf(word, from);
+    if (index < 0) return false;
+    const before = text[index - 1];
+    const after = text[index + word.length];
+    if ((before === undefined || !/[\p{L}\p{N}_]/u.test(before)) && (after === undefined || !/[\p{L}\p{N}_]/u.test(after))) return true;
+    from = index + 1;
+  }
+}
+
 function withoutStep(work: Work, body: string, preamble: readonly string[], segments: readonly Segment[]): Finished {
   const { messageLabels, toolNames } = work.config;
   const blob = findActionBlob(work, body);
   if (blob !== undefined) return fromBlob(work, blob);
+  const xml = fromXml(work, body);
+  if (xml !== undefined) return xml;
+  // A bare one-line call, as the WebShop prompt (ending in "Action:") makes models write: search[query].
+  const trimmedBody = body.trim();
+  if (segments.length === 0 && !trimmedBody.includes("\n") && trimmedBody.length <= MAX_ACTION_LINE_CHARS) {
+    const call = readInlineCall(trimCharacters(trimmedBody, BACKTICKS));
+    if (call !== undefined && (isFinalAnswerName(call.name) || matchToolName(call.name, toolNames, 0).status !== "unknown")) {
+      const bareAction: Segment = { label: "action", value: trimmedBody, lines: [], index: 0 };
+      return fromAction(work, bareAction, undefined);
+    }
+  }
   const orphanInput = segments.find((item) => item.label === "action_input");
   if (orphanInput !== undefined) return fail(work, "missing_action_label", PARSER_MESSAGES.missingActionLabel(messageLabels, toolNames));
   const thoughts = segments.filter((item) => item.label === "thought");
+  // "Do I need to use a tool? No" written without the Thought label, then the reply.
+  const preambleText = trimBlankLines(preamble);
+  const firstBreak = preambleText.indexOf("\n");
+  if (segments.length === 0 && firstBreak > 0 && saysNoToolNeeded(preambleText.slice(0, firstBreak))) {
+    const reply = preambleText.slice(firstBreak + 1).trim();
+    if (reply.length > 0 && !looksTruncated(reply) && !talksAboutFormat(reply)) {
+      work.repairs.add("unlabelled_final_answer");
+      return finish(work, reply);
+    }
+  }
   for (const thought of thoughts) {
     const reply = trimBlankLines(thought.lines);
     if (reply.length > 0 && thought.value.trim().length > 0 && saysNoToolNeeded(thought.value) && !looksTruncated(reply)) {
@@ -640,7 +741,7 @@ function withoutStep(work: Work, body: string, preamble: readonly string[], segm
   if (meaningful.length === 0 && segments.length === 0) {
     const text = trimBlankLines(preamble);
     const mentioned = mentionedTools(text, toolNames);
-    if (work.config.acceptUnlabelledReply && readsAsReply(text) && mentioned.length === 0 && !looksLikePlan(text) && !looksTruncated(text)) {
+    if (work.config.acceptUnlabelledReply && readsAsReply(text) && mentioned.length === 0 && !looksLikePlan(text) && !looksTruncated(text) && !talksAboutFormat(text)) {
       work.repairs.add("unlabelled_final_answer");
       return finish(work, text);
     }

@@ -187,6 +187,7 @@ export function trimCharacters(text: string, characters: ReadonlySet<string>): s
   return text.slice(start, end);
 }
 
+const NO_OP_PREFIXES = ["none", "n/a", "no tool", "no action", "no tools", "not applicable", "nothing"];
 const NO_OP_ACTIONS = new Set(["none", "n/a", "na", "no action", "no tool", "nothing", "null", "no", "no tool needed", "no action needed", "not applicable", "no_action", "no-op", "noop"]);
 
 /** Whether an Action value means "no action" (`None`, `N/A`, `None: reason`, `None (no tool needed)`). */
@@ -194,6 +195,9 @@ export function isNoOpAction(written: string): boolean {
   if (written.length > 200) return false;
   const cleaned = trimCharacters(written, NO_OP_DECORATION).toLowerCase();
   if (NO_OP_ACTIONS.has(cleaned)) return true;
+  for (const prefix of NO_OP_PREFIXES) {
+    if (cleaned.startsWith(prefix) && !/[\p{L}\p{N}_]/u.test(cleaned[prefix.length] ?? "")) return true;
+  }
   for (const separator of [":", "(", " -", ",", " \u2014"]) {
     const index = cleaned.indexOf(separator);
     if (index > 0 && NO_OP_ACTIONS.has(cleaned.slice(0, index).trim())) return true;
@@ -202,6 +206,14 @@ export function isNoOpAction(written: string): boolean {
 }
 
 const PROMPT_ECHO_ACTION_PREFIXES = ["one of", "should be one of", "the action to take", "the name of the tool", "name of the tool", "the tool to use", "tool name", "<tool", "[tool", "{tool"];
+
+const PROMPT_ECHO_INPUTS = new Set(["the input to the action", "what to send to the tool", "the input for the tool", "<input>", "<the input for the tool>", "the action input", "input to the action", "<tool input>"]);
+
+/** Whether an Action Input is a template placeholder from the prompt ("the input to the action"). */
+export function isPromptEchoInput(text: string): boolean {
+  if (text.length > 60) return false;
+  return PROMPT_ECHO_INPUTS.has(text.trim().toLowerCase().replace(/[.\s]+$/, ""));
+}
 
 /** Whether an Action value is a template placeholder from the prompt ("one of [search]", "the action to take"). */
 export function isPromptEchoAction(written: string): boolean {
@@ -212,6 +224,9 @@ export function isPromptEchoAction(written: string): boolean {
 }
 
 const NO_TOOL_NEEDED_PHRASES = [
+  "know the final answer",
+  "i can now answer",
+  "i can answer without",
   "do i need to use a tool? no",
   "no tool is needed",
   "no tool needed",
@@ -287,4 +302,57 @@ function isSchemaField(field: unknown): boolean {
   const type = (field as Record<string, unknown>).type;
   const typeIsName = typeof type === "string" && SCHEMA_TYPE_NAMES.has(type.toLowerCase());
   return typeIsName || (keys.includes("description") && keys.includes("type"));
+}
+
+/**
+ * Reads Python-style keyword arguments (`city="Paris", days=3`) into an object, or `undefined` when
+ * the text is not of that shape. Values are JSON-parsed when they can be (numbers, booleans, quoted
+ * strings), else kept as text.
+ */
+export function parseKeywordArguments(text: string): Record<string, unknown> | undefined {
+  if (text.length > 10_000 || !/^[A-Za-z_][A-Za-z0-9_]*\s*=/.test(text)) return undefined;
+  const result: Record<string, unknown> = {};
+  const parts: string[] = [];
+  let current = "";
+  let quote: string | undefined;
+  for (const character of text) {
+    if (quote !== undefined) {
+      current += character;
+      if (character === quote) quote = undefined;
+      continue;
+    }
+    if (character === '"' || character === "'") {
+      quote = character;
+      current += character;
+      continue;
+    }
+    if (character === ",") {
+      parts.push(current);
+      current = "";
+      continue;
+    }
+    current += character;
+  }
+  parts.push(current);
+  for (const part of parts) {
+    const equals = part.indexOf("=");
+    if (equals <= 0) return undefined;
+    const key = part.slice(0, equals).trim();
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) return undefined;
+    const raw = part.slice(equals + 1).trim();
+    result[key] = keywordValue(raw);
+  }
+  return result;
+}
+
+function keywordValue(raw: string): unknown {
+  if (raw === "True") return true;
+  if (raw === "False") return false;
+  if (raw === "None") return null;
+  if (raw.length >= 2 && raw[0] === "'" && raw[raw.length - 1] === "'") return raw.slice(1, -1);
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return raw;
+  }
 }

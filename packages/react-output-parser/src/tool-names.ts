@@ -93,6 +93,12 @@ export function matchToolName(written: string, toolNames: readonly string[], fuz
   const matches = toolNames.filter((name) => normalizeToolName(name) === normalized);
   if (matches.length === 1) return { status: "normalized", name: matches[0], repair: "tool_name_normalized" };
   if (matches.length > 1) return { status: "ambiguous", candidates: matches };
+  // "Calculator tool": the word "tool" after exactly one registered name.
+  if (normalized.endsWith("_tool")) {
+    const withoutSuffix = normalized.slice(0, -5);
+    const suffixMatches = toolNames.filter((name) => normalizeToolName(name) === withoutSuffix);
+    if (suffixMatches.length === 1) return { status: "normalized", name: suffixMatches[0], repair: "tool_name_normalized" };
+  }
   if (fuzzyMaxDistance > 0) {
     let best: string[] = [];
     let bestDistance = fuzzyMaxDistance + 1;
