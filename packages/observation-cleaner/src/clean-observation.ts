@@ -189,6 +189,11 @@ class Cleaner {
       this.notes.add("decoded bytes as UTF-8");
       return this.readText(decodeBytes(bytes, this.notes), 0);
     }
+    if (typeof value === "object" && "tool_call_id" in value && "content" in value) {
+      // A LangChain ToolMessage (a tool that builds its own): its content is the observation.
+      this.notes.add("read the content of a ToolMessage");
+      return this.read((value as { content: unknown }).content);
+    }
     const tree = treeFromValue(value, this.notes, this.options.maxDepth, this.stringLeaf);
     if (tree.kind === "string" && tree.marker !== true) return this.readText(tree.value, 0);
     return { kind: "tree", tree };

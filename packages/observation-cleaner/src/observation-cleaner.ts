@@ -102,11 +102,14 @@ export class ObservationCleaner {
    * schema and `returnDirect` are kept.
    *
    * @param tool - any LangChain tool
-   * @returns a new tool; the original is not modified
+   * @returns a new tool of the same name, description and schema, typed like the original so it
+   *   drops into the same `tools` array; the original is not modified
    */
-  wrapTool(tool: StructuredToolInterface): StructuredToolInterface {
+  wrapTool<T extends StructuredToolInterface>(tool: T): T {
     const call = async (toolInput: unknown, runManager?: CallbackManagerForToolRun, config?: RunnableConfig): Promise<[string, unknown]> => {
-      const raw: unknown = await tool.invoke(toolInput as never, { ...config, callbacks: runManager?.getChild() });
+      // Without the outer tool call in its config the inner tool returns its raw value, not a ToolMessage.
+      const { toolCall: _toolCall, ...innerConfig } = (config ?? {}) as RunnableConfig & { toolCall?: unknown };
+      const raw: unknown = await tool.invoke(toolInput as never, { ...innerConfig, callbacks: runManager?.getChild() });
       return this.toContentAndArtifact(raw, { toolName: tool.name, toolInput });
     };
     const fields = {
@@ -116,12 +119,12 @@ export class ObservationCleaner {
       responseFormat: "content_and_artifact" as const,
     };
     if (tool instanceof Tool) {
-      return new DynamicTool({ ...fields, func: (toolInput, runManager, config) => call(toolInput, runManager, config) as never });
+      return new DynamicTool({ ...fields, func: (toolInput, runManager, config) => call(toolInput, runManager, config) as never }) as unknown as T;
     }
     return new DynamicStructuredTool({
       ...fields,
       schema: tool.schema as never,
       func: (toolInput: unknown, runManager?: CallbackManagerForToolRun, config?: RunnableConfig) => call(toolInput, runManager, config) as never,
-    }) as unknown as StructuredToolInterface;
+    }) as unknown as T;
   }
 }
