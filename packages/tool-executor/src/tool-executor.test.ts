@@ -542,3 +542,33 @@ describe("ToolExecutor", () => {
     });
   });
 });
+
+describe("ToolExecutor callbacks", () => {
+  class ToolRunRecorder extends BaseCallbackHandler {
+    name = "tool-run-recorder";
+    readonly starts: Array<{ runId: string; parentRunId?: string }> = [];
+
+    async handleToolStart(_tool: unknown, _input: string, runId: string, parentRunId?: string): Promise<void> {
+      this.starts.push({ runId, parentRunId });
+    }
+  }
+
+  describe("by default", () => {
+    it("reports exactly one tool run per call", async () => {
+      const handler = new ToolRunRecorder();
+      const [wrapped] = new ToolExecutor().wrap([new DynamicTool({ name: "t", description: "T.", func: async () => "ok" })]);
+      await wrapped.invoke("x", { callbacks: [handler] });
+      expect(handler.starts).toHaveLength(1);
+    });
+  });
+
+  describe("with forwardCallbacks", () => {
+    it("nests the original tool's run under the wrapper's run", async () => {
+      const handler = new ToolRunRecorder();
+      const [wrapped] = new ToolExecutor({ forwardCallbacks: true }).wrap([new DynamicTool({ name: "t", description: "T.", func: async () => "ok" })]);
+      await wrapped.invoke("x", { callbacks: [handler] });
+      expect(handler.starts).toHaveLength(2);
+      expect(handler.starts[1].parentRunId).toBe(handler.starts[0].runId);
+    });
+  });
+});

@@ -1,7 +1,7 @@
 import { CallbackManager, parseCallbackConfigArg, type CallbackManagerForToolRun } from "@langchain/core/callbacks/manager";
 import { ToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { StructuredTool, Tool, ToolInputParsingException, type StructuredToolInterface } from "@langchain/core/tools";
+import { StructuredTool, Tool, ToolInputParsingException, type StructuredToolInterface, type ToolInterface } from "@langchain/core/tools";
 import {
   extendInteropZodObject,
   interopSafeParseAsync,
@@ -43,6 +43,8 @@ import {
   timeout as createTimeout,
   type BulkheadPolicy,
   type CircuitBreakerPolicy,
+  type RetryPolicy,
+  type TimeoutPolicy,
   type IExponentialBackoffOptions,
 } from "cockatiel";
 import { z as zodV3 } from "zod/v3";
@@ -231,6 +233,8 @@ interface ToolState {
   readonly schema: unknown;
   readonly breaker: CircuitBreakerPolicy | undefined;
   readonly bulkhead: BulkheadPolicy | undefined;
+  readonly timeout: TimeoutPolicy | undefined;
+  readonly retry: RetryPolicy | undefined;
   readonly store: ToolResultStore | undefined;
   wrapped: WrappedTool;
 }
@@ -260,7 +264,12 @@ interface CallResult {
 interface AttemptState {
   attempts: number;
   lastError: Error | undefined;
+  readonly toolInput: unknown;
+  readonly parentSignal: AbortSignal | undefined;
 }
+
+/** A signal that never aborts, for calls made without one. */
+const NEVER_ABORTED = new AbortController().signal;
 
 const SLOT_PREFIX = "@reins/tool-executor";
 let executorCount = 0;
@@ -354,6 +363,8 @@ export class ToolExecutor {
   private readonly trackedRuns = new Map<string, RunSlot>();
   private readonly slotKey: string;
   private warnedNoRun = false;
+  /** The call an error came from, so the shared retry policy can see its input and attempt count. */
+  private readonly callOfError = new WeakMap<Error, AttemptState>();
 
   /**
    * @param options - see {@link ToolExecutorOptions}
@@ -372,11 +383,14 @@ export class ToolExecutor {
    * is kept when it wraps the same tool object).
    *
    * @param tools - LangChain tools (`tool()`, `DynamicTool`, `DynamicStructuredTool`, subclasses)
-   * @returns the wrapped tools, in the same order
+   * @returns the wrapped tools, in the same order (string-input tools come back typed as
+   *   `ToolInterface`, so they fit the stock `createReactAgent({ tools })`)
    * @throws {ToolExecutorOptionsError} when a tool has no name or its policy is invalid
    */
-  wrap(tools: readonly StructuredToolInterface[]): WrappedTool[] {
-    const wrapped = tools.map((tool) => this.wrapTool(tool));
+  wrap(tools: readonly ToolInterface[]): ToolInterface[];
+  wrap(tools: readonly StructuredToolInterface[]): StructuredToolInterface[];
+  wrap(tools: readonly StructuredToolInterface[]): StructuredToolInterface[] {
+    const wrapped = tools.map((tool) => this.wrapOne(tool));
     for (const [name, state] of this.states) {
       const fallback = state.policy.fallback;
       if (isRecord(fallback) && "tool" in fallback && typeof fallback.tool === "string" && !this.states.has(fallback.tool)) {
@@ -390,7 +404,13 @@ export class ToolExecutor {
    * Wraps one tool (see {@link ToolExecutor.wrap}).
    * @throws {ToolExecutorOptionsError} when the tool has no name or its policy is invalid
    */
-  wrapTool(tool: StructuredToolInterface): WrappedTool {
+  wrapTool(tool: ToolInterface): ToolInterface;
+  wrapTool(tool: StructuredToolInterface): StructuredToolInterface;
+  wrapTool(tool: StructuredToolInterface): StructuredToolInterface {
+    return this.wrapOne(tool);
+  }
+
+  private wrapOne(tool: StructuredToolInterface): WrappedTool {
     if (tool === null || typeof tool !== "object" || typeof tool.name !== "string" || tool.name === "") {
       throw new ToolExecutorOptionsError({ field: "tools", value: "(tool without a name)", reason: "every tool needs a non-empty name" });
     }
@@ -407,6 +427,9 @@ export class ToolExecutor {
       schema,
       breaker: existing?.breaker ?? this.createBreaker(tool.name, policy),
       bulkhead: policy.bulkhead === undefined ? undefined : createBulkhead(policy.bulkhead.maxConcurrent, policy.bulkhead.maxQueued),
+      // abortOnReturn: false — aborting a finished call only costs a DOMException per call (~25 µs on Node 20).
+      timeout: Number.isFinite(policy.timeoutMs) ? createTimeout(policy.timeoutMs, { strategy: TimeoutStrategy.Aggressive, abortOnReturn: false }) : undefined,
+      retry: this.createRetryPolicy(tool.name, policy),
       store:
         policy.cache === undefined
           ? undefined
@@ -440,6 +463,44 @@ export class ToolExecutor {
       this.log(state === CockatielCircuitState.Closed ? "info" : "warn", `Circuit of tool "${toolName}" is now ${toCircuitState(state)}.`, { toolName });
     });
     return breaker;
+  }
+
+  private createRetryPolicy(toolName: string, policy: ResolvedToolPolicy): RetryPolicy | undefined {
+    const retryOptions = policy.retry;
+    if (retryOptions === undefined) return undefined;
+    const retryPolicy = createRetry(
+      handleWhen((error) => {
+        const call = this.callOfError.get(error);
+        if (call === undefined || call.parentSignal?.aborted === true) return false;
+        if (retryOptions.retryOn !== undefined) {
+          try {
+            return retryOptions.retryOn(error, { toolName, toolInput: call.toolInput, attempt: call.attempts });
+          } catch (hookError) {
+            this.log("warn", `retry.retryOn threw for tool "${toolName}"; not retrying.`, { toolName, error: toError(hookError) });
+            return false;
+          }
+        }
+        return isRetryableError(error);
+      }),
+      {
+        maxAttempts: retryOptions.maxAttempts - 1,
+        backoff: new ExponentialBackoff({
+          initialDelay: retryOptions.initialDelayMs,
+          maxDelay: retryOptions.maxDelayMs,
+          generator: generatorOf(retryOptions.jitter),
+        } as Partial<IExponentialBackoffOptions<unknown>>),
+      },
+    );
+    retryPolicy.onRetry((event) => {
+      this.emit({
+        type: "tool_retry",
+        toolName,
+        attempt: event.attempt + 1,
+        delayMs: event.delay,
+        error: "error" in event ? toError(event.error) : undefined,
+      });
+    });
+    return retryPolicy;
   }
 
   private createWrapper(state: ToolState): WrappedTool {
@@ -551,7 +612,10 @@ export class ToolExecutor {
         result = { observation: prepared.observation, outcome: "invalid_input", error };
       } else {
         toolInput = prepared.toolInput;
-        result = await this.executePrepared(state, prepared.toolInput, prepared.confirmed, run, config);
+        // The original tool gets the caller's config minus its callbacks (one tool run per action),
+        // or the wrapper's child callbacks when forwardCallbacks is on.
+        const innerConfig: RunnableConfig = { ...config, runId: undefined, callbacks: this.options.forwardCallbacks ? runManager?.getChild() : undefined };
+        result = await this.executePrepared(state, prepared.toolInput, prepared.confirmed, run, innerConfig);
       }
     } catch (unexpected) {
       const error = toError(unexpected);
@@ -659,16 +723,13 @@ export class ToolExecutor {
   private async runResilient(state: ToolState, toolInput: unknown, config: RunnableConfig): Promise<CallResult> {
     const { policy, name: toolName } = state;
     const parentSignal = config.signal;
-    const attemptState: AttemptState = { attempts: 0, lastError: undefined };
+    const attemptState: AttemptState = { attempts: 0, lastError: undefined, toolInput, parentSignal };
 
     const timed = async (signal: AbortSignal): Promise<unknown> => {
       attemptState.attempts += 1;
-      if (!Number.isFinite(policy.timeoutMs)) return this.callOriginal(state, toolInput, signal, config);
+      if (state.timeout === undefined) return this.callOriginal(state, toolInput, signal, config);
       try {
-        return await createTimeout(policy.timeoutMs, TimeoutStrategy.Aggressive).execute(
-          ({ signal: attemptSignal }) => this.callOriginal(state, toolInput, attemptSignal, config),
-          signal,
-        );
+        return await state.timeout.execute(({ signal: attemptSignal }) => this.callOriginal(state, toolInput, attemptSignal, config), signal);
       } catch (error) {
         if (error instanceof TaskCancelledError && parentSignal?.aborted !== true) {
           throw new ToolTimeoutError({ toolName, timeoutMs: policy.timeoutMs, cause: error });
@@ -696,57 +757,20 @@ export class ToolExecutor {
         throw error;
       }
     };
-    const retried = async (signal: AbortSignal): Promise<unknown> => {
-      const attempt = async (inner: AbortSignal): Promise<unknown> => {
-        try {
-          return await guarded(inner);
-        } catch (thrown) {
-          attemptState.lastError = ToolExecutorOptionsError.isInstance(thrown) || isKnownFailure(thrown) ? (thrown as Error) : new ToolExecutionError({ toolName, cause: toError(thrown) });
-          throw attemptState.lastError;
-        }
-      };
-      if (policy.retry === undefined) return attempt(signal);
-      const retryOptions = policy.retry;
-      const retryPolicy = createRetry(
-        handleWhen((error) => {
-          if (parentSignal?.aborted === true) return false;
-          const normalised = toError(error);
-          if (retryOptions.retryOn !== undefined) {
-            try {
-              return retryOptions.retryOn(normalised, { toolName, toolInput, attempt: attemptState.attempts });
-            } catch (hookError) {
-              this.log("warn", `retry.retryOn threw for tool "${toolName}"; not retrying.`, { toolName, error: toError(hookError) });
-              return false;
-            }
-          }
-          return isRetryableError(normalised);
-        }),
-        {
-          maxAttempts: retryOptions.maxAttempts - 1,
-          backoff: new ExponentialBackoff({
-            initialDelay: retryOptions.initialDelayMs,
-            maxDelay: retryOptions.maxDelayMs,
-            generator: generatorOf(retryOptions.jitter),
-          } as Partial<IExponentialBackoffOptions<unknown>>),
-        },
-      );
-      const listener = retryPolicy.onRetry((event) => {
-        this.emit({
-          type: "tool_retry",
-          toolName,
-          attempt: event.attempt + 1,
-          delayMs: event.delay,
-          error: "error" in event ? toError(event.error) : undefined,
-        });
-      });
+    const attempt = async (signal: AbortSignal): Promise<unknown> => {
       try {
-        return await retryPolicy.execute(({ signal: inner }) => attempt(inner), signal);
-      } finally {
-        listener.dispose();
+        return await guarded(signal);
+      } catch (thrown) {
+        const error = isKnownFailure(thrown) ? (thrown as Error) : new ToolExecutionError({ toolName, cause: toError(thrown) });
+        attemptState.lastError = error;
+        this.callOfError.set(error, attemptState);
+        throw error;
       }
     };
+    const retried = async (signal: AbortSignal): Promise<unknown> =>
+      state.retry === undefined ? attempt(signal) : state.retry.execute(({ signal: inner }) => attempt(inner), signal);
 
-    const neverAborted = parentSignal ?? new AbortController().signal;
+    const neverAborted = parentSignal ?? NEVER_ABORTED;
     if (policy.fallback === undefined) {
       try {
         const value = await retried(neverAborted);
@@ -833,7 +857,7 @@ export class ToolExecutor {
     const toolName = state.name;
     const innerConfig: RunnableConfig = {
       signal,
-      callbacks: undefined,
+      callbacks: config.callbacks,
       tags: config.tags,
       metadata: config.metadata,
       configurable: config.configurable,

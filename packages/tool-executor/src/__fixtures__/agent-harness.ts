@@ -2,7 +2,7 @@ import { AgentExecutor, createReactAgent } from "@langchain/classic/agents";
 import type { AgentStep } from "@langchain/core/agents";
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { PromptTemplate } from "@langchain/core/prompts";
-import type { StructuredToolInterface } from "@langchain/core/tools";
+import type { StructuredToolInterface, ToolInterface } from "@langchain/core/tools";
 import { REACT_PROMPT_TEMPLATE, ScriptedChatModel, type ScriptedReply } from "./scripted-chat-model";
 
 /** Which `AgentExecutor` loop runs the agent. */
@@ -28,7 +28,8 @@ export async function runStockAgent(options: {
 }): Promise<AgentRunResult> {
   const model = new ScriptedChatModel({ replies: options.replies });
   const prompt = PromptTemplate.fromTemplate(REACT_PROMPT_TEMPLATE);
-  const agent = await createReactAgent({ llm: model, tools: options.tools, prompt });
+  // The stock agent types its tools as string-input; object-schema tools work at run time.
+  const agent = await createReactAgent({ llm: model, tools: options.tools as ToolInterface[], prompt });
   const executor = new AgentExecutor({
     agent,
     tools: options.tools,
