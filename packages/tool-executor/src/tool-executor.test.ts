@@ -572,3 +572,21 @@ describe("ToolExecutor callbacks", () => {
     });
   });
 });
+
+describe("ToolExecutor cancellation", () => {
+  describe("when the caller's signal aborts mid-call", () => {
+    it("stops without retrying and tells the model the call was cancelled", async () => {
+      const { toolCalls, options } = recorder();
+      const hanging = scriptedStringTool("slow", [() => never()]);
+      const [wrapped] = new ToolExecutor({ ...options, defaults: { retry: { maxAttempts: 3, initialDelayMs: 1 } } }).wrap([hanging.tool]);
+      const controller = new AbortController();
+      const pending = wrapped.invoke("x", { signal: controller.signal });
+      await new Promise((resolve) => setImmediate(resolve));
+      controller.abort();
+      const observation = await pending;
+      expect(observation).toBe('Tool "slow" was cancelled before it finished.');
+      expect(hanging.calls).toHaveLength(1);
+      expect(toolCalls()[0].outcome).toBe("error");
+    });
+  });
+});

@@ -285,8 +285,9 @@ function isDirectToolOutput(value: unknown): boolean {
   return isRecord(value) && value.lc_direct_tool_output === true;
 }
 
+/** Same test as LangChain's `_isToolCall`: a `ToolCall` is tagged `type: "tool_call"`. */
 function isToolCallShape(value: unknown): value is { args: unknown; id?: string; name: string } {
-  return isRecord(value) && "args" in value && "name" in value && (value.type === "tool_call" || "id" in value);
+  return isRecord(value) && value.type === "tool_call" && "args" in value;
 }
 
 function stripCodeFence(text: string): string {
@@ -529,6 +530,10 @@ export class ToolExecutor {
             }
           })({ verboseParsingErrors: false });
     wrapper.returnDirect = fields.returnDirect;
+    // Provider-specific binding fields and metadata travel with the tool (e.g. cache-control extras).
+    const source = state.original as unknown as Record<string, unknown>;
+    const target = wrapper as unknown as Record<string, unknown>;
+    for (const key of ["extras", "metadata", "tags"]) if (source[key] !== undefined) target[key] = source[key];
     if (state.kind === "string") (wrapper as unknown as { schema: unknown }).schema = state.original.schema;
     const call = (arg: unknown, configArg?: unknown, tags?: string[]): Promise<unknown> => executor.runCall(state, wrapper, arg, configArg, tags);
     // Shadow the prototype's `call` (used by invoke() and by AgentExecutor's stream path) so the
@@ -1060,9 +1065,17 @@ function isKnownFailure(thrown: unknown): boolean {
   );
 }
 
-/** Failures that count towards opening a circuit: not input errors, not bulkhead rejections. */
+/**
+ * Failures that count towards opening a circuit: not input errors, not bulkhead rejections, not
+ * cancellations by the caller (a timeout reaches the breaker as a ToolTimeoutError and counts).
+ */
 function countsAgainstCircuit(error: Error): boolean {
-  return !ToolValidationError.isInstance(error) && !BulkheadRejectedError.isInstance(error) && !(error instanceof CockatielBulkheadRejectedError);
+  return (
+    !ToolValidationError.isInstance(error) &&
+    !BulkheadRejectedError.isInstance(error) &&
+    !(error instanceof CockatielBulkheadRejectedError) &&
+    !(error instanceof TaskCancelledError)
+  );
 }
 
 function failureObservation(state: ToolState, error: Error, attempts: number): string {
