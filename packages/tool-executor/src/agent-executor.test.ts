@@ -1,6 +1,6 @@
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { DynamicTool, tool } from "@langchain/core/tools";
-import type { ReinsEvent, ToolCallEvent } from "@reins/core";
+import { RunContextStore, type ReinsEvent, type ToolCallEvent } from "@reins/core";
 import { z } from "zod";
 import { runStockAgent, type ExecutorPath } from "./__fixtures__/agent-harness";
 import { never, settleWithFakeTimers } from "./__fixtures__/fake-time";
@@ -9,6 +9,30 @@ import { ToolExecutor } from "./index";
 
 class NoopHandler extends BaseCallbackHandler {
   name = "noop";
+}
+
+/**
+ * Stands in for LoopControlHandler: registers the top-level run in the store at chain start and
+ * queues a note for the model at each agent action. Awaited by LangChain (raiseError: true).
+ */
+class RunRegisteringHandler extends BaseCallbackHandler {
+  name = "run-registering";
+  readonly topLevelRunIds: string[] = [];
+
+  constructor(private readonly store: RunContextStore) {
+    super({ raiseError: true });
+  }
+
+  async handleChainStart(_chain: unknown, _inputs: unknown, runId: string, parentRunId?: string): Promise<void> {
+    if (parentRunId === undefined) {
+      this.topLevelRunIds.push(runId);
+      this.store.start(runId);
+    }
+  }
+
+  async handleAgentAction(_action: unknown, runId: string): Promise<void> {
+    this.store.contextOf(runId)?.loop.pendingNotes.push("Note: you are repeating yourself.");
+  }
 }
 
 function stringTool(name: string, behaviours: Array<(input: string) => unknown>): { tool: DynamicTool; calls: string[] } {
@@ -216,6 +240,26 @@ describe.each<ExecutorPath>(["invoke", "stream"])("ToolExecutor with the stock A
       expect(new Set(runIds.slice(0, 3)).size).toBe(1);
       expect(runIds[3]).not.toBe(runIds[0]);
       expect(runIds.every((runId) => typeof runId === "string")).toBe(true);
+    });
+  });
+
+  describe("with a run registered in the RunContextStore", () => {
+    it("finds the run from the tool's run manager and appends the run's pending notes", async () => {
+      const store = new RunContextStore();
+      const handler = new RunRegisteringHandler(store);
+      const events: ReinsEvent[] = [];
+      const search = stringTool("search", [(input) => `r:${input}`]);
+      const executor = new ToolExecutor({ runContext: store, onEvent: (event) => events.push(event) });
+      const result = await runStockAgent({
+        path,
+        tools: executor.wrap([search.tool]),
+        replies: [actionReply("search", "1"), finalReply("done")],
+        callbacks: [handler],
+      });
+      expect(result.steps[0].observation).toBe("r:1\n\nNote: you are repeating yourself.");
+      expect(handler.topLevelRunIds).toHaveLength(1);
+      expect(toolCallEvents(events)[0].runId).toBe(handler.topLevelRunIds[0]);
+      expect(store.contextOf(handler.topLevelRunIds[0])?.loop.pendingNotes).toEqual([]);
     });
   });
 
