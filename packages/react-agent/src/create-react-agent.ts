@@ -1,0 +1,479 @@
+import type { AgentAction, AgentFinish, AgentStep } from "@langchain/core/agents";
+import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import type { BaseLanguageModelInterface } from "@langchain/core/language_models/base";
+import { BaseOutputParser } from "@langchain/core/output_parsers";
+import type { BasePromptTemplate } from "@langchain/core/prompts";
+import { Runnable, RunnablePassthrough, RunnableSequence, type RunnableConfig } from "@langchain/core/runnables";
+import type { StructuredToolInterface, ToolInterface } from "@langchain/core/tools";
+import {
+  buildLoopStopFinish,
+  RunContextStore,
+  runIdsFrom,
+  type LoopFinishOptions,
+  type LoopStopDecision,
+  type ReinsEventListener,
+  type ReinsEventRecorder,
+} from "@reins/core";
+import { LoopControlHandler, type LoopControlOptions } from "@reins/loop-control";
+import { ObservationCleaner, type ObservationCleanerOptions } from "@reins/observation-cleaner";
+import { HardenedReActOutputParser, type HardenedReActOutputParserOptions } from "@reins/react-output-parser";
+import { ToolExecutor, type ToolExecutorOptions } from "@reins/tool-executor";
+import { ReactAgentOptionsError } from "./errors";
+import { formatReActScratchpad, renderToolDescriptions } from "./scratchpad";
+
+/** A LangChain tool the agent can call (string-input `Tool` or structured tool). */
+export type ReactAgentTool = ToolInterface | StructuredToolInterface;
+
+/** Parser options `createReactAgent` passes on; `tools` are always the agent's tools. */
+export type ReactAgentParserOptions = Omit<HardenedReActOutputParserOptions, "tools" | "toolNames">;
+
+/** Loop-control options `createReactAgent` passes on; `runContext` is always the agent's store. */
+export type ReactAgentLoopControlOptions = Omit<LoopControlOptions, "runContext">;
+
+/** Options of {@link createReactAgent}: LangChain's, unchanged, plus one per Reins piece. */
+export interface CreateReactAgentOptions {
+  /** The model (chat model or LLM), as in LangChain's `createReactAgent`. */
+  llm: BaseLanguageModelInterface;
+  /** The tools, as in LangChain's `createReactAgent`. Hand `agent.tools` to the `AgentExecutor`. */
+  tools: readonly ReactAgentTool[];
+  /**
+   * The ReAct prompt (e.g. `hwchase17/react`). Must have the input variables `tools`,
+   * `tool_names` and `agent_scratchpad` (and usually `input`), as in LangChain.
+   */
+  prompt: BasePromptTemplate;
+  /**
+   * Whether the executor streams the model call (token streaming in `streamEvents`/`streamLog`),
+   * as in LangChain.
+   * @default true (the executor's default when left undefined)
+   */
+  streamRunnable?: boolean;
+  /**
+   * Options of the `HardenedReActOutputParser` (labels, conflict policy, fuzzy tool names,
+   * validators). Its `tools` are the agent's (wrapped) tools.
+   * @default {}
+   */
+  parser?: ReactAgentParserOptions;
+  /**
+   * Tool policies (timeouts, retries, circuit breaker, fallback, cache, dry-run…): options for a
+   * new `ToolExecutor` (the agent adds `runContext`, `metrics` and the observation cleaner as
+   * `formatObservation` unless given), or a `ToolExecutor` you built (used as is: give it the
+   * same `runContext` for loop notes to reach observations). `false` hands the tools over
+   * unwrapped (then cleaned by the observation cleaner when that is on).
+   * @default {} (a ToolExecutor with `DEFAULT_TOOL_POLICY`: 30 s timeout, retries of retryable
+   *   failures, circuit breaker)
+   */
+  toolExecutor?: ToolExecutorOptions | ToolExecutor | false;
+  /**
+   * Observation cleaning: options for a new `ObservationCleaner`, or one you built. `false`
+   * leaves tool results as the ToolExecutor's default formatter writes them.
+   * @default {}
+   */
+  observation?: ObservationCleanerOptions | ObservationCleaner | false;
+  /**
+   * Loop control: options for a new `LoopControlHandler` (`mode` defaults to `"finish"` here,
+   * so a stopped run ends with an `AgentFinish` carrying `stopReason`), or a handler you built
+   * (give it the same `runContext`). It reaches the run only when you pass `agent.callbacks` to
+   * `invoke`/`stream`. `false` turns detection off; with `metrics` set, an observe-only handler
+   * (no detectors, no budgets) is still created so run and step metrics are recorded.
+   * @default {} (repeat, cycle and stall detection and a 15-step budget, in finish mode)
+   */
+  loopControl?: ReactAgentLoopControlOptions | LoopControlHandler | false;
+  /**
+   * How the graceful answer of a stopped run is written (escape-hatch line, findings listed).
+   * @default DEFAULT_LOOP_FINISH_OPTIONS of `@reins/core`
+   */
+  loopFinish?: LoopFinishOptions;
+  /**
+   * Receives every event of every piece: pass `createAgentMetrics()` from `@reins/metrics`.
+   * A piece's own `metrics` option, when set, wins.
+   * @default undefined
+   */
+  metrics?: ReinsEventRecorder;
+  /** Listener for every event of every piece. @default undefined */
+  onEvent?: ReinsEventListener;
+  /**
+   * The per-run state shared by the wrapped tools, the loop handler and the agent.
+   * @default a new `RunContextStore`
+   */
+  runContext?: RunContextStore;
+}
+
+/** Defaults of {@link CreateReactAgentOptions}. */
+export const DEFAULT_REACT_AGENT_OPTIONS = Object.freeze({
+  /** LangChain's ReAct stop sequence, bound to the model as the stock agent does. */
+  stop: Object.freeze(["\nObservation:"]) as readonly string[],
+  requiredPromptVariables: Object.freeze(["tools", "tool_names", "agent_scratchpad"]) as readonly string[],
+  parser: Object.freeze({}) as ReactAgentParserOptions,
+  toolExecutor: Object.freeze({}) as ToolExecutorOptions,
+  observation: Object.freeze({}) as ObservationCleanerOptions,
+  loopControl: Object.freeze({ mode: "finish" }) as ReactAgentLoopControlOptions,
+});
+
+/** The input the executor gives the agent: the prompt's variables plus the steps so far. */
+export type ReactAgentInput = Record<string, unknown> & { steps: AgentStep[] };
+
+/** What `resolveReactAgentOptions` checked and filled in. */
+export interface ResolvedReactAgentOptions {
+  readonly llm: BaseLanguageModelInterface;
+  readonly tools: readonly ReactAgentTool[];
+  readonly prompt: BasePromptTemplate;
+  readonly streamRunnable: boolean | undefined;
+  readonly parser: ReactAgentParserOptions;
+  readonly toolExecutor: ToolExecutorOptions | ToolExecutor | false;
+  readonly observation: ObservationCleanerOptions | ObservationCleaner | false;
+  readonly loopControl: ReactAgentLoopControlOptions | LoopControlHandler | false;
+  readonly loopFinish: LoopFinishOptions;
+  readonly metrics: ReinsEventRecorder | undefined;
+  readonly onEvent: ReinsEventListener | undefined;
+  readonly runContext: RunContextStore;
+}
+
+function isPlainOptions(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function checkPieceOption(field: string, value: unknown, instanceOf?: abstract new (...args: never[]) => unknown): void {
+  if (value === undefined || value === false) return;
+  if (instanceOf !== undefined && value instanceof instanceOf) return;
+  if (!isPlainOptions(value)) {
+    throw new ReactAgentOptionsError({ field, reason: `must be an options object${instanceOf ? ", an instance" : ""} or false` });
+  }
+}
+
+/**
+ * Checks `createReactAgent`'s options and fills in the defaults. The pieces validate their own
+ * options when they are built.
+ *
+ * @throws {ReactAgentOptionsError} naming the first bad field (a prompt missing `tools`,
+ *   `tool_names` or `agent_scratchpad` is reported as LangChain reports it)
+ */
+export function resolveReactAgentOptions(options: CreateReactAgentOptions): ResolvedReactAgentOptions {
+  if (!isPlainOptions(options)) throw new ReactAgentOptionsError({ field: "options", reason: "must be an object" });
+  const { llm, tools, prompt } = options;
+  if (llm === null || typeof llm !== "object" || typeof (llm as { withConfig?: unknown }).withConfig !== "function") {
+    throw new ReactAgentOptionsError({ field: "llm", reason: "must be a LangChain chat model or LLM" });
+  }
+  if (!Array.isArray(tools)) throw new ReactAgentOptionsError({ field: "tools", reason: "must be an array of LangChain tools" });
+  const seen = new Set<string>();
+  tools.forEach((tool: ReactAgentTool, index: number) => {
+    if (tool === null || typeof tool !== "object" || typeof tool.name !== "string" || tool.name.length === 0) {
+      throw new ReactAgentOptionsError({ field: `tools[${index}]`, reason: "must be a LangChain tool with a non-empty name" });
+    }
+    if (seen.has(tool.name)) {
+      throw new ReactAgentOptionsError({ field: `tools[${index}]`, reason: `repeats the tool name "${tool.name}"` });
+    }
+    seen.add(tool.name);
+  });
+  if (prompt === null || typeof prompt !== "object" || !Array.isArray(prompt.inputVariables)) {
+    throw new ReactAgentOptionsError({ field: "prompt", reason: "must be a LangChain prompt template" });
+  }
+  const missing = DEFAULT_REACT_AGENT_OPTIONS.requiredPromptVariables.filter((name) => !prompt.inputVariables.includes(name));
+  if (missing.length > 0) {
+    throw new ReactAgentOptionsError({
+      field: "prompt",
+      reason: `is missing required input variables: ${JSON.stringify(missing)}`,
+      message: `Provided prompt is missing required input variables: ${JSON.stringify(missing)}`,
+    });
+  }
+  if (options.streamRunnable !== undefined && typeof options.streamRunnable !== "boolean") {
+    throw new ReactAgentOptionsError({ field: "streamRunnable", reason: "must be a boolean" });
+  }
+  if (options.parser !== undefined && !isPlainOptions(options.parser)) {
+    throw new ReactAgentOptionsError({ field: "parser", reason: "must be an options object" });
+  }
+  checkPieceOption("toolExecutor", options.toolExecutor, ToolExecutor);
+  checkPieceOption("observation", options.observation, ObservationCleaner);
+  checkPieceOption("loopControl", options.loopControl, LoopControlHandler);
+  if (options.loopFinish !== undefined && !isPlainOptions(options.loopFinish)) {
+    throw new ReactAgentOptionsError({ field: "loopFinish", reason: "must be an options object" });
+  }
+  if (options.metrics !== undefined && typeof options.metrics?.record !== "function") {
+    throw new ReactAgentOptionsError({ field: "metrics", reason: "must have a record(event) method (e.g. createAgentMetrics())" });
+  }
+  if (options.onEvent !== undefined && typeof options.onEvent !== "function") {
+    throw new ReactAgentOptionsError({ field: "onEvent", reason: "must be a function" });
+  }
+  if (options.runContext !== undefined && !(options.runContext instanceof RunContextStore)) {
+    throw new ReactAgentOptionsError({ field: "runContext", reason: "must be a RunContextStore from @reins/core" });
+  }
+  return Object.freeze({
+    llm,
+    tools,
+    prompt,
+    streamRunnable: options.streamRunnable,
+    parser: options.parser ?? DEFAULT_REACT_AGENT_OPTIONS.parser,
+    toolExecutor: options.toolExecutor ?? DEFAULT_REACT_AGENT_OPTIONS.toolExecutor,
+    observation: options.observation ?? DEFAULT_REACT_AGENT_OPTIONS.observation,
+    loopControl: options.loopControl ?? DEFAULT_REACT_AGENT_OPTIONS.loopControl,
+    loopFinish: options.loopFinish ?? {},
+    metrics: options.metrics,
+    onEvent: options.onEvent,
+    runContext: options.runContext ?? new RunContextStore(),
+  });
+}
+
+function isAgentFinish(result: AgentAction | AgentFinish): result is AgentFinish {
+  return "returnValues" in result;
+}
+
+/**
+ * The last step of one planning call: the hardened parser, told how many observations the run
+ * has seen (for the `requireObservationBeforeFinalAnswer` validator), marking a normal finish with
+ * `stopReason: "final_answer"`. A parser run in LangChain's callbacks, as the stock agent's is.
+ */
+class ReActStepParser extends BaseOutputParser<AgentAction | AgentFinish> {
+  static override lc_name(): string {
+    return "ReActStepParser";
+  }
+
+  lc_namespace = ["reins", "react_agent"];
+
+  constructor(
+    private readonly parser: HardenedReActOutputParser,
+    private readonly observationCount: number,
+  ) {
+    super();
+  }
+
+  async parse(text: string): Promise<AgentAction | AgentFinish> {
+    const result = await this.parser.parseWithContext(text, { observationCount: this.observationCount });
+    if (!isAgentFinish(result)) return result;
+    return { ...result, returnValues: { ...result.returnValues, stopReason: "final_answer" } };
+  }
+
+  getFormatInstructions(): string {
+    return this.parser.getFormatInstructions();
+  }
+}
+
+/** The pieces {@link ReinsReactAgent} is built from. */
+export interface ReinsReactAgentFields {
+  readonly prompt: BasePromptTemplate;
+  readonly llmWithStop: Runnable;
+  readonly parser: HardenedReActOutputParser;
+  readonly tools: StructuredToolInterface[];
+  readonly callbacks: BaseCallbackHandler[];
+  readonly runContext: RunContextStore;
+  readonly streamRunnable: boolean | undefined;
+  readonly loopFinish: LoopFinishOptions;
+  readonly toolExecutor?: ToolExecutor;
+  readonly observationCleaner?: ObservationCleaner;
+  readonly loopControl?: LoopControlHandler;
+}
+
+/**
+ * The agent {@link createReactAgent} returns: a runnable the stock `AgentExecutor` accepts as a
+ * single-action agent (it has `singleAction: true`, like LangChain's `AgentRunnableSequence`, so
+ * `returnDirect` tools work), on `invoke`, `stream` and `streamEvents`.
+ *
+ * Each planning call first looks up the run's loop decision in the shared run context; when loop
+ * control has stopped the run, it returns a graceful `AgentFinish` (what was found so far, the
+ * escape-hatch line, `returnValues.stopReason`) without calling the model. Otherwise it runs
+ * LangChain's ReAct pipeline — scratchpad, prompt, the model bound to `stop: ["\nObservation:"]`,
+ * then the `HardenedReActOutputParser`.
+ */
+export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | AgentFinish> {
+  static override lc_name(): string {
+    return "ReinsReactAgent";
+  }
+
+  lc_namespace = ["reins", "react_agent"];
+
+  /** Marks this runnable as a single-action agent for `AgentExecutor` (see LangChain's `AgentRunnableSequence`). */
+  readonly singleAction = true;
+  /** Whether the executor streams the model call; `undefined` means the executor's default (true). */
+  readonly streamRunnable: boolean | undefined;
+  /** The tools to hand to `AgentExecutor`: wrapped by the ToolExecutor, observations cleaned. */
+  readonly tools: StructuredToolInterface[];
+  /** The callback handlers to pass to `invoke`/`stream` (`{ callbacks: agent.callbacks }`). */
+  readonly callbacks: BaseCallbackHandler[];
+  /** The per-run state shared by the wrapped tools, the loop handler and the agent. */
+  readonly runContext: RunContextStore;
+  readonly parser: HardenedReActOutputParser;
+  readonly toolExecutor: ToolExecutor | undefined;
+  readonly observationCleaner: ObservationCleaner | undefined;
+  readonly loopControl: LoopControlHandler | undefined;
+
+  private readonly prompt: BasePromptTemplate;
+  private readonly llmWithStop: Runnable;
+  private readonly loopFinish: LoopFinishOptions;
+  private readonly scratchpad = RunnablePassthrough.assign({
+    agent_scratchpad: (input: Record<string, unknown>) => formatReActScratchpad((input.steps as AgentStep[] | undefined) ?? []),
+  });
+
+  constructor(fields: ReinsReactAgentFields) {
+    super();
+    this.name = "ReactAgent";
+    this.prompt = fields.prompt;
+    this.llmWithStop = fields.llmWithStop;
+    this.parser = fields.parser;
+    this.tools = fields.tools;
+    this.callbacks = fields.callbacks;
+    this.runContext = fields.runContext;
+    this.streamRunnable = fields.streamRunnable;
+    this.loopFinish = fields.loopFinish;
+    this.toolExecutor = fields.toolExecutor;
+    this.observationCleaner = fields.observationCleaner;
+    this.loopControl = fields.loopControl;
+  }
+
+  /**
+   * Plans one step.
+   * @param input - the prompt's variables plus `steps` (the executor's intermediate steps)
+   * @param options - the config the executor passes (its callbacks identify the run)
+   * @returns an `AgentAction`, or an `AgentFinish` with `returnValues.stopReason`
+   * @throws {OutputParserException} (a `ReActFormatError`, `sendToLLM: true`) when the reply
+   *   cannot be used; the executor feeds its observation back with `handleParsingErrors: true`
+   */
+  override async invoke(input: ReactAgentInput, options?: Partial<RunnableConfig>): Promise<AgentAction | AgentFinish> {
+    const stopped = this.stoppedFinish(input, options);
+    if (stopped !== undefined) return stopped;
+    return this.planner(input).invoke(input, options);
+  }
+
+  override async *_streamIterator(
+    input: ReactAgentInput,
+    options?: Partial<RunnableConfig>,
+  ): AsyncGenerator<AgentAction | AgentFinish> {
+    const stopped = this.stoppedFinish(input, options);
+    if (stopped !== undefined) {
+      yield stopped;
+      return;
+    }
+    yield* await this.planner(input).stream(input, options);
+  }
+
+  /** The loop-control decision of the run `options` belong to, if it was stopped. */
+  stopDecisionOf(options: Partial<RunnableConfig> | undefined): LoopStopDecision | undefined {
+    for (const runId of runIdsFrom(options)) {
+      const stop = this.runContext.contextOf(runId)?.loop.stop;
+      if (stop !== undefined) return stop;
+    }
+    return undefined;
+  }
+
+  private stoppedFinish(input: ReactAgentInput, options: Partial<RunnableConfig> | undefined): AgentFinish | undefined {
+    const decision = this.stopDecisionOf(options);
+    if (decision === undefined) return undefined;
+    return buildLoopStopFinish(decision, input.steps ?? [], this.loopFinish);
+  }
+
+  private planner(input: ReactAgentInput): Runnable<ReactAgentInput, AgentAction | AgentFinish> {
+    const observationCount = (input.steps ?? []).filter((step) => step.action.tool !== "_Exception").length;
+    return RunnableSequence.from<ReactAgentInput, AgentAction | AgentFinish>(
+      [this.scratchpad, this.prompt, this.llmWithStop, new ReActStepParser(this.parser, observationCount)],
+      "ReactAgent",
+    );
+  }
+}
+
+function observeOnlyLoopOptions(): ReactAgentLoopControlOptions {
+  return {
+    mode: "finish",
+    repeat: false,
+    cycle: false,
+    stall: false,
+    maxSteps: Number.POSITIVE_INFINITY,
+    maxDurationMs: Number.POSITIVE_INFINITY,
+  };
+}
+
+/**
+ * Reins' drop-in for LangChain's `createReactAgent`: same options (`llm`, `tools`, `prompt`,
+ * `streamRunnable`), same prompt variables (`tools`, `tool_names`, `agent_scratchpad`, `input`),
+ * same `stop: ["\nObservation:"]` binding — with the `HardenedReActOutputParser` instead of
+ * `ReActSingleInputOutputParser`, tools wrapped by a `ToolExecutor` whose observations go through
+ * the `ObservationCleaner`, and a `LoopControlHandler` in finish mode, all sharing one
+ * `RunContextStore`. When a model ignores `stop`, the parser still cuts the invented
+ * continuation.
+ *
+ * Hand `agent.tools` to the `AgentExecutor` and pass `agent.callbacks` to `invoke`/`stream`.
+ *
+ * @param options - see {@link CreateReactAgentOptions}
+ * @returns the agent (a {@link ReinsReactAgent})
+ * @throws {ReactAgentOptionsError} when an option is invalid (names the field); the pieces throw
+ *   their own option errors for their options
+ * @example
+ * ```ts
+ * import { AgentExecutor } from "@langchain/classic/agents"; // or "langchain/agents" on 0.3
+ * import { createReactAgent } from "@reins/react-agent";
+ * import { createAgentMetrics } from "@reins/metrics";
+ *
+ * const agent = await createReactAgent({ llm, tools, prompt, metrics: createAgentMetrics() });
+ * const executor = new AgentExecutor({ agent, tools: agent.tools, handleParsingErrors: true });
+ * const { output, stopReason } = await executor.invoke({ input }, { callbacks: agent.callbacks });
+ * ```
+ */
+export async function createReactAgent(options: CreateReactAgentOptions): Promise<ReinsReactAgent> {
+  const resolved = resolveReactAgentOptions(options);
+  const { metrics, onEvent } = resolved;
+  // One store for the wrapped tools, the handler and the agent: a handler or executor built by the
+  // caller brings its own, which the other pieces then share.
+  const runContext =
+    resolved.loopControl instanceof LoopControlHandler
+      ? resolved.loopControl.runContext
+      : resolved.toolExecutor instanceof ToolExecutor && resolved.toolExecutor.options.runContext !== undefined
+        ? resolved.toolExecutor.options.runContext
+        : resolved.runContext;
+  const shared = { ...(metrics !== undefined ? { metrics } : {}), ...(onEvent !== undefined ? { onEvent } : {}) };
+
+  const observationCleaner =
+    resolved.observation === false
+      ? undefined
+      : resolved.observation instanceof ObservationCleaner
+        ? resolved.observation
+        : new ObservationCleaner({ ...shared, ...resolved.observation });
+
+  let toolExecutor: ToolExecutor | undefined;
+  let tools: StructuredToolInterface[];
+  const originalTools = resolved.tools as StructuredToolInterface[];
+  if (resolved.toolExecutor === false) {
+    toolExecutor = undefined;
+    tools = observationCleaner === undefined ? [...originalTools] : originalTools.map((tool) => observationCleaner.wrapTool(tool));
+  } else {
+    toolExecutor =
+      resolved.toolExecutor instanceof ToolExecutor
+        ? resolved.toolExecutor
+        : new ToolExecutor({
+            ...shared,
+            runContext,
+            ...(observationCleaner !== undefined ? { formatObservation: observationCleaner.format } : {}),
+            ...resolved.toolExecutor,
+          });
+    tools = toolExecutor.wrap(originalTools);
+  }
+
+  let loopControl: LoopControlHandler | undefined;
+  if (resolved.loopControl instanceof LoopControlHandler) {
+    loopControl = resolved.loopControl;
+  } else if (resolved.loopControl !== false) {
+    loopControl = new LoopControlHandler({ ...shared, mode: "finish", ...resolved.loopControl, runContext });
+  } else if (metrics !== undefined || onEvent !== undefined) {
+    loopControl = new LoopControlHandler({ ...shared, ...observeOnlyLoopOptions(), runContext });
+  }
+
+  const parser = new HardenedReActOutputParser({ ...shared, ...resolved.parser, tools });
+  const partialedPrompt = (await resolved.prompt.partial({
+    tools: renderToolDescriptions(tools),
+    tool_names: tools.map((tool) => tool.name).join(", "),
+  })) as BasePromptTemplate;
+  // withConfig, as the stock agent does: the stop list reaches the model as a call option on both
+  // the 0.3 and 1.x lines.
+  const llmWithStop = (resolved.llm as unknown as Runnable).withConfig({
+    stop: [...DEFAULT_REACT_AGENT_OPTIONS.stop],
+  } as Partial<RunnableConfig>);
+
+  return new ReinsReactAgent({
+    prompt: partialedPrompt,
+    llmWithStop,
+    parser,
+    tools,
+    callbacks: loopControl === undefined ? [] : [loopControl],
+    runContext,
+    streamRunnable: resolved.streamRunnable,
+    loopFinish: resolved.loopFinish,
+    toolExecutor,
+    observationCleaner,
+    loopControl,
+  });
+}

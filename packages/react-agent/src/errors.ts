@@ -1,0 +1,60 @@
+const REACT_AGENT_ERROR_MARKER = Symbol.for("reins.react_agent.error");
+const REACT_AGENT_OPTIONS_ERROR_MARKER = Symbol.for("reins.react_agent.options_error");
+
+/** Options common to every `@reins/react-agent` error. */
+export interface ReactAgentErrorOptions {
+  message?: string;
+  cause?: unknown;
+}
+
+/**
+ * Base class of every error `@reins/react-agent` throws. Recognise one across package copies with
+ * {@link ReactAgentError.isInstance} rather than `instanceof`.
+ */
+export class ReactAgentError extends Error {
+  private readonly [REACT_AGENT_ERROR_MARKER] = true;
+
+  constructor(options: ReactAgentErrorOptions & { message: string }) {
+    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "ReactAgentError";
+  }
+
+  /** True when `error` is a `ReactAgentError` (from any copy of this package). */
+  static isInstance(error: unknown): error is ReactAgentError {
+    return typeof error === "object" && error !== null && REACT_AGENT_ERROR_MARKER in error;
+  }
+}
+
+/** Options of {@link ReactAgentOptionsError}. */
+export interface ReactAgentOptionsErrorOptions extends ReactAgentErrorOptions {
+  /** The option at fault, as a path (`prompt`, `tools[2]`, `loopControl.maxSteps`). */
+  field: string;
+  /** Why it was rejected, a sentence fragment ("must be a prompt template"). */
+  reason: string;
+}
+
+/**
+ * An option of `createReactAgent` is invalid. Thrown before anything is built; the message names
+ * the field. Errors of the pieces' own options (`parser`, `toolExecutor`, `observation`,
+ * `loopControl`) are their packages' errors, kept as `cause`.
+ */
+export class ReactAgentOptionsError extends ReactAgentError {
+  private readonly [REACT_AGENT_OPTIONS_ERROR_MARKER] = true;
+  readonly field: string;
+  readonly reason: string;
+
+  constructor(options: ReactAgentOptionsErrorOptions) {
+    super({
+      message: options.message ?? `Invalid createReactAgent option '${options.field}': ${options.reason}.`,
+      cause: options.cause,
+    });
+    this.name = "ReactAgentOptionsError";
+    this.field = options.field;
+    this.reason = options.reason;
+  }
+
+  /** True when `error` is a `ReactAgentOptionsError` (from any copy of this package). */
+  static isInstance(error: unknown): error is ReactAgentOptionsError {
+    return typeof error === "object" && error !== null && REACT_AGENT_OPTIONS_ERROR_MARKER in error;
+  }
+}

@@ -1,0 +1,34 @@
+import type { AgentStep } from "@langchain/core/agents";
+
+/**
+ * The scratchpad of LangChain's ReAct agent: each step's log, then `Observation: …`, then the
+ * `Thought: ` the model continues from. Same text as `formatLogToString` in
+ * `langchain/agents/format_scratchpad/log` (re-implemented: a package may not import
+ * `langchain` or `@langchain/classic`, since users run either line).
+ *
+ * @param steps - the executor's intermediate steps, oldest first
+ * @param observationPrefix - label before each observation
+ * @param llmPrefix - label the model continues from
+ * @returns the scratchpad text (`""` for no steps)
+ */
+export function formatReActScratchpad(
+  steps: readonly AgentStep[],
+  observationPrefix = "Observation: ",
+  llmPrefix = "Thought: ",
+): string {
+  let scratchpad = "";
+  for (const { action, observation } of steps) {
+    scratchpad += [action.log, `\n${observationPrefix}${String(observation)}`, llmPrefix].join("\n");
+  }
+  return scratchpad;
+}
+
+/**
+ * The tool list of LangChain's ReAct prompt, one `name: description` per line. Same text as
+ * `renderTextDescription` in `langchain/tools/render`.
+ *
+ * @param tools - LangChain tools (anything with `name` and `description`)
+ */
+export function renderToolDescriptions(tools: ReadonlyArray<{ readonly name: string; readonly description: string }>): string {
+  return tools.map((tool) => `${tool.name}: ${tool.description}`).join("\n");
+}
