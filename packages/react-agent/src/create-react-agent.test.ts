@@ -3,6 +3,7 @@ import { PromptTemplate } from "@langchain/core/prompts";
 import { DynamicStructuredTool, DynamicTool } from "@langchain/core/tools";
 import { z } from "zod";
 import { ReplayChatModel } from "./__fixtures__/replay-chat-model";
+import type { ReinsEvent } from "@reins/core";
 import { createReactAgent, ReactAgentOptionsError, ReinsReactAgent } from "./index";
 
 // LangChain's hwchase17/react prompt, verbatim.
@@ -264,6 +265,48 @@ describe("createReactAgent", () => {
       const observation = llm.calls[1].prompt.slice(llm.calls[1].prompt.lastIndexOf("Observation:") + "Observation:".length);
       expect(observation.replace(/Thought:\s*$/, "").trim().length).toBeGreaterThan(10);
       expect(observation).toContain("broken");
+    });
+  });
+
+  describe("metrics", () => {
+    it("sends every piece's events to the one recorder", async () => {
+      const events: ReinsEvent[] = [];
+      const harness = makeTools();
+      const llm = new ReplayChatModel({
+        outputs: [
+          "**Action:** capital\n**Action Input:** France",
+          "Thought: done\nFinal Answer: Paris",
+        ],
+      });
+      const agent = await createReactAgent({
+        llm,
+        tools: harness.tools,
+        prompt: REACT_PROMPT,
+        metrics: { record: (event) => events.push(event) },
+      });
+      const executor = new AgentExecutor({ agent, tools: agent.tools, handleParsingErrors: true });
+      await executor.invoke({ input: "capital of France?" }, { callbacks: agent.callbacks });
+      const types = new Set(events.map((event) => event.type));
+      for (const type of ["parser_repair", "tool_call", "observation_cleaned", "run_start", "run_end", "step"]) {
+        expect(types).toContain(type);
+      }
+      expect(events.find((event) => event.type === "tool_call")).toMatchObject({ toolName: "capital", outcome: "success" });
+      expect(events.find((event) => event.type === "run_end")).toMatchObject({ status: "success", stopReason: "final_answer" });
+    });
+
+    it("records run metrics with loop control off (observe-only handler)", async () => {
+      const events: ReinsEvent[] = [];
+      const harness = makeTools();
+      const agent = await createReactAgent({
+        llm: new ReplayChatModel({ outputs: ["Final Answer: hi"] }),
+        tools: harness.tools,
+        prompt: REACT_PROMPT,
+        loopControl: false,
+        onEvent: (event) => events.push(event),
+      });
+      const executor = new AgentExecutor({ agent, tools: agent.tools });
+      await executor.invoke({ input: "q" }, { callbacks: agent.callbacks });
+      expect(events.filter((event) => event.type === "run_end")).toHaveLength(1);
     });
   });
 });
