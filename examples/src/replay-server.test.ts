@@ -64,6 +64,19 @@ describe("startReplayServer", () => {
     });
   });
 
+  describe("scripted output forms", () => {
+    it("plays a server that ignores stop for an output marked ignoreStop", async () => {
+      server = await startReplayServer({ outputs: [{ text: "Action: a\nObservation: fake", ignoreStop: true }] });
+      const message = await clientFor(server).withConfig({ stop: ["\nObservation:"] }).invoke("q");
+      expect(message.content).toBe("Action: a\nObservation: fake");
+    });
+
+    it("computes an output from the request when given a function", async () => {
+      server = await startReplayServer({ outputs: [({ messages }) => `saw ${String(messages[0].content)}`] });
+      expect((await clientFor(server).invoke("ping")).content).toBe("saw ping");
+    });
+  });
+
   describe("with the real ChatOpenAI client, streaming", () => {
     it("streams the scripted output in several SSE chunks that concatenate to it", async () => {
       server = await startReplayServer({ outputs: ["Final Answer: streamed over several chunks"], chunkChars: 5 });

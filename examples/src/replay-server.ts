@@ -20,11 +20,24 @@ export interface RecordedChatRequest {
   readonly returnedOutput: string;
 }
 
+/** What the server knows of a request when it picks an output. */
+export interface ReplayRequestView {
+  readonly model: string;
+  readonly messages: ReadonlyArray<{ role: string; content: unknown }>;
+}
+
 /** Picks the model output for a request when the queue is empty; `undefined` means "no answer". */
-export type ReplayResponder = (request: {
-  model: string;
-  messages: ReadonlyArray<{ role: string; content: unknown }>;
-}) => string | undefined;
+export type ReplayResponder = (request: ReplayRequestView) => string | undefined;
+
+/**
+ * One scripted model output: the text; or the text with `ignoreStop: true`, playing a server
+ * that ignores `stop` (some local servers do), so the agent's parser must cut the continuation;
+ * or a function of the request (e.g. to quote a live tool result back).
+ */
+export type ScriptedOutput =
+  | string
+  | { readonly text: string; readonly ignoreStop?: boolean }
+  | ((request: ReplayRequestView) => string);
 
 /** Options for {@link startReplayServer}. */
 export interface ReplayServerOptions {
@@ -32,7 +45,7 @@ export interface ReplayServerOptions {
    * Scripted model outputs, answered in order (one per chat completion request).
    * @default []
    */
-  outputs?: readonly string[];
+  outputs?: readonly ScriptedOutput[];
   /** Called when the queue is empty; when absent (or it returns `undefined`) the server answers HTTP 400. */
   respond?: ReplayResponder;
   /**
@@ -67,7 +80,7 @@ export interface ReplayServer {
   /** Scripted outputs not yet served. */
   readonly pending: number;
   /** Appends scripted outputs to the queue. */
-  enqueue(...outputs: string[]): void;
+  enqueue(...outputs: ScriptedOutput[]): void;
   /** Drops every output still queued and returns how many were dropped. */
   clearQueue(): number;
   /** Stops listening and destroys every open connection. Idempotent. */
@@ -156,7 +169,7 @@ export async function startReplayServer(options: ReplayServerOptions = {}): Prom
   if (!Number.isInteger(chunkChars) || chunkChars < 1) {
     throw new RangeError(`chunkChars must be a positive integer, got ${String(options.chunkChars)}`);
   }
-  const queue: string[] = [...(options.outputs ?? [])];
+  const queue: ScriptedOutput[] = [...(options.outputs ?? [])];
   const requests: RecordedChatRequest[] = [];
   const sockets = new Set<Socket>();
   let sequence = 0;
@@ -187,8 +200,9 @@ export async function startReplayServer(options: ReplayServerOptions = {}): Prom
       return;
     }
     const requestModel = typeof body.model === "string" ? body.model : model;
-    const scripted = queue.length > 0 ? queue.shift() : options.respond?.({ model: requestModel, messages });
-    if (scripted === undefined) {
+    const view: ReplayRequestView = { model: requestModel, messages };
+    const item = queue.length > 0 ? queue.shift() : options.respond?.(view);
+    if (item === undefined) {
       // 400, not 5xx: the OpenAI client retries 5xx, and an exhausted script will not refill itself.
       sendError(
         response,
@@ -198,7 +212,9 @@ export async function startReplayServer(options: ReplayServerOptions = {}): Prom
       );
       return;
     }
-    const { text } = applyStopSequences(scripted, stop);
+    const scripted = typeof item === "string" ? item : typeof item === "function" ? item(view) : item.text;
+    const ignoreStop = typeof item === "object" && item.ignoreStop === true;
+    const { text } = ignoreStop ? { text: scripted } : applyStopSequences(scripted, stop);
     const stream = body.stream === true;
     requests.push({ model: requestModel, messages, stop, stream, scriptedOutput: scripted, returnedOutput: text });
 
@@ -318,7 +334,7 @@ export async function startReplayServer(options: ReplayServerOptions = {}): Prom
     get pending() {
       return queue.length;
     },
-    enqueue(...outputs: string[]) {
+    enqueue(...outputs: ScriptedOutput[]) {
       queue.push(...outputs);
     },
     clearQueue() {
