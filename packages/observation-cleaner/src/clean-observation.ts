@@ -108,7 +108,9 @@ class Cleaner {
 
   private readonly stringLeaf = (value: string, depth: number): TreeNode => {
     const text = decodeText(value, this.notes);
-    const first = text.trimStart()[0];
+    let start = 0;
+    while (start < text.length && text.charCodeAt(start) <= 0x20) start += 1;
+    const first = text[start];
     if ((first === "{" || first === "[") && text.length <= MAX_NESTED_JSON_CHARS && depth < this.options.maxDepth - 1) {
       const trimmed = text.trim();
       const last = trimmed[trimmed.length - 1];

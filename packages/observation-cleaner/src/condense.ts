@@ -22,11 +22,16 @@ const ERROR_KEY = /^(?:errors?|error_?(?:code|message|description|type|details?)
 const STATUS_KEY =
   /^(?:status|status_?code|statusCode|state|code|cod|message|messages|msg|detail|reason|ok|success|warning|warnings|result_?code|resultCode)$|(?:_status|Status|_state)$/;
 
+const priorityCache = new Map<string, number>();
+
 /** 2 for error fields, 1 for status fields, 0 otherwise. */
 export function keyPriority(key: string): number {
-  if (ERROR_KEY.test(key)) return 2;
-  if (STATUS_KEY.test(key)) return 1;
-  return 0;
+  let priority = priorityCache.get(key);
+  if (priority === undefined) {
+    priority = ERROR_KEY.test(key) ? 2 : STATUS_KEY.test(key) ? 1 : 0;
+    if (priorityCache.size < 50_000) priorityCache.set(key, priority);
+  }
+  return priority;
 }
 
 // Transport/metadata noise by field name. `url` itself is kept (often the answer); `*_url`
@@ -37,6 +42,26 @@ const NOISE_KEY =
 // HTML <meta> names that scrapers copy into their results: page plumbing, not content.
 const PAGE_META_KEY =
   /^(?:og|twitter|fb|al|article|msapplication|apple-mobile-web-app|octolytics|turbo|visitor|route|html-safe|fetch|user|ui|browser|current|hovercard|analytics|github-keyboard)[:-][\w:.-]*$|^(?:viewport|robots|referrer|theme-color|color-scheme|format-detection|google-site-verification|csrf-token|csrf-param|request-id|expected-hostname|hostname|scrapeId|proxyUsed|cacheState|cachedAt|generator)$/i;
+
+const noiseCache = new Map<string, boolean>();
+
+function isNoiseKey(key: string): boolean {
+  let noise = noiseCache.get(key);
+  if (noise === undefined) {
+    noise = NOISE_KEY.test(key) || PAGE_META_KEY.test(key);
+    if (noiseCache.size < 50_000) noiseCache.set(key, noise);
+  }
+  return noise;
+}
+
+function isNoiseValue(text: string): boolean {
+  const first = text.charCodeAt(0);
+  if (first === 0x68 /* h */ || first === 0x2f /* / */) {
+    if (IMAGE_URL.test(text)) return true;
+  } else if (first === 0x64 /* d */ && text.startsWith("data:")) return true;
+  if (text.length >= 160 && OPAQUE_TOKEN.test(text)) return true;
+  return text.includes("{") && /\{[/?&]/.test(text);
+}
 
 const IMAGE_URL = /^(?:https?:)?\/\/\S+\.(?:png|jpe?g|gif|webp|svg|ico|bmp|avif)(?:[?#]\S*)?$|^https?:\/\/encrypted-tbn\d*\.gstatic\.com\//i;
 const OPAQUE_TOKEN = /^[A-Za-z0-9+/=_-]{160,}$/;
@@ -97,6 +122,11 @@ export class PathMatcher {
     for (const expression of this.expressions) if (expression.test(path)) return true;
     return false;
   }
+}
+
+interface PathLink {
+  readonly parent: PathLink | undefined;
+  readonly key: string;
 }
 
 /** What condensation needs to know. */
@@ -245,7 +275,7 @@ function pairParallelArrays(entries: Array<[string, TreeNode]>, notes: Notes): A
  * Condenses a tree. Returns `undefined` when nothing is left (everything was noise or empty).
  */
 export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: Notes): TreeNode | undefined {
-  const seenRecords = new Map<string, string>();
+  const seenRecords = new Map<string, { path: PathLink | undefined }>();
   const droppedNoise = new Set<string>();
   let droppedByOption = 0;
   let droppedNulls = 0;
@@ -253,7 +283,14 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
   let tables = 0;
   const filterPaths = !settings.keep.isEmpty || !settings.drop.isEmpty;
 
-  const visit = (node: TreeNode, path: string, inArray: boolean): TreeNode | undefined => {
+  // Paths are built only when asked for (keep/drop patterns, "same as" markers): most values never need one.
+  const pathText = (path: PathLink | undefined): string => {
+    const keys: string[] = [];
+    for (let link = path; link !== undefined; link = link.parent) keys.push(link.key);
+    return keys.reverse().join(".");
+  };
+
+  const visit = (node: TreeNode, path: PathLink | undefined, inArray: boolean): TreeNode | undefined => {
     switch (node.kind) {
       case "string": {
         if (node.marker === true) return node;
@@ -271,37 +308,43 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
       case "array": {
         const items: TreeNode[] = [];
         let allEmpty = true;
-        for (const item of node.items) {
+        let skippedAt = node.skippedAt;
+        node.items.forEach((item, index) => {
           const condensed = visit(item, path, true);
-          if (condensed === undefined) continue;
+          if (condensed === undefined) {
+            if (skippedAt !== undefined && index < (node.skippedAt ?? 0)) skippedAt -= 1;
+            return;
+          }
           if (!isEmptyNode(condensed) && condensed.kind !== "null") allEmpty = false;
           items.push(condensed);
-        }
+        });
         if (allEmpty) return undefined;
+        const gap = node.skipped !== undefined && skippedAt !== undefined ? { skipped: node.skipped, skippedAt } : {};
         if (items.length >= 2 && items.every((item) => item.kind === "object")) {
           const table = recordsToTable(items);
           if (table !== undefined) {
             tables += 1;
-            return table;
+            return Object.assign(table, gap);
           }
         }
-        return { kind: "array", items };
+        return { kind: "array", items, ...gap };
       }
       case "object": {
         let entries: Array<[string, TreeNode]> = [];
         const stringsSeen = new Set<string>();
         for (const [key, value] of node.entries) {
-          const childPath = path ? `${path}.${key}` : key;
+          const childPath: PathLink = { parent: path, key };
           const priority = keyPriority(key);
           let forced = false;
           if (filterPaths) {
-            forced = settings.keep.matches(childPath);
-            if (!forced && settings.drop.matches(childPath)) {
+            const childText = pathText(childPath);
+            forced = settings.keep.matches(childText);
+            if (!forced && settings.drop.matches(childText)) {
               droppedByOption += 1;
               continue;
             }
           }
-          if (!forced && priority === 0 && settings.dropNoise && (NOISE_KEY.test(key) || PAGE_META_KEY.test(key))) {
+          if (!forced && priority === 0 && settings.dropNoise && isNoiseKey(key)) {
             droppedNoise.add(key);
             continue;
           }
@@ -316,7 +359,7 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
           }
           if (condensed.kind === "string" && condensed.marker !== true && !forced && priority === 0) {
             const text = condensed.value;
-            if (settings.dropNoise && (IMAGE_URL.test(text) || text.startsWith("data:") || OPAQUE_TOKEN.test(text) || /\{[/?&]/.test(text))) {
+            if (settings.dropNoise && isNoiseValue(text)) {
               droppedNoise.add(key);
               continue;
             }
@@ -347,11 +390,11 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
           const signature = entries.map(([key, value]) => `${key}\u0000${scalarText(value as ScalarNode)}`).join("\u0001");
           if (signature.length >= 40) {
             const first = seenRecords.get(signature);
-            if (first !== undefined && first !== path) {
+            if (first !== undefined && first.path !== path) {
               repeats += 1;
-              return markerNode(sameAsMarker(first || "the record above"));
+              return markerNode(sameAsMarker(pathText(first.path) || "the record above"));
             }
-            seenRecords.set(signature, path);
+            seenRecords.set(signature, { path });
           }
         }
         return condensed;
@@ -361,7 +404,7 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
     }
   };
 
-  const result = visit(root, "", false);
+  const result = visit(root, undefined, false);
   if (droppedNoise.size > 0) {
     const names = [...droppedNoise].slice(0, 6).join(", ");
     notes.add(`dropped transport/metadata fields (${names}${droppedNoise.size > 6 ? ", …" : ""})`);

@@ -29,12 +29,6 @@ function missingFacts(text: string, facts: ReadonlyArray<string | number>): stri
   return facts.map(String).filter((fact) => !haystack.includes(normalizeForFacts(fact)));
 }
 
-// Known gap, measured and reported: with the default 6 000-character budget the FedEx response
-// with two 8-10 event histories loses the second package's service description.
-const KNOWN_MISSES: Readonly<Record<string, readonly string[]>> = {
-  "tracking-fedex-two-packages-18-events": ["FedEx Priority Overnight"],
-};
-
 const results = index.map((entry) => {
   const raw = readFileSync(path.join(FIXTURE_DIR, entry.file), "utf8");
   return { entry, raw, cleaned: cleanObservation(raw) };
@@ -47,16 +41,9 @@ describe("cleanObservation", () => {
     });
 
     for (const { entry, cleaned } of results) {
-      const known = KNOWN_MISSES[entry.id];
-      if (known === undefined) {
-        it(`keeps every key fact of ${entry.id}`, () => {
-          expect(missingFacts(cleaned.text, entry.key_facts)).toEqual([]);
-        });
-      } else {
-        it(`keeps every key fact of ${entry.id} except the known miss ${JSON.stringify(known)}`, () => {
-          expect(missingFacts(cleaned.text, entry.key_facts)).toEqual(known);
-        });
-      }
+      it(`keeps every key fact of ${entry.id}`, () => {
+        expect(missingFacts(cleaned.text, entry.key_facts)).toEqual([]);
+      });
       it(`stays within the default budget for ${entry.id}`, () => {
         expect(cleaned.text.length).toBeGreaterThan(0);
         expect(cleaned.text.length).toBeLessThanOrEqual(6000);

@@ -6,11 +6,45 @@
  */
 import type { Notes } from "./decode";
 import { tooDeepMarker } from "./messages";
-import { NULL_NODE, markerNode, type ArrayNode, type ObjectNode, type TreeNode } from "./tree";
+import { NULL_NODE, READ_HEAD_ITEMS, READ_TAIL_ITEMS, markerNode, type ArrayNode, type ObjectNode, type TreeNode } from "./tree";
 
 interface Frame {
   readonly node: ObjectNode | ArrayNode;
   key: string;
+  /** Items past the head of a long list, the last READ_TAIL_ITEMS of them (a ring). */
+  tail?: TreeNode[];
+  tailStart?: number;
+  count?: number;
+}
+
+function attachToArray(frame: Frame, node: ArrayNode, value: TreeNode): void {
+  const count = frame.count ?? 0;
+  frame.count = count + 1;
+  if (count < READ_HEAD_ITEMS) {
+    node.items.push(value);
+    return;
+  }
+  const tail = (frame.tail ??= []);
+  if (tail.length < READ_TAIL_ITEMS) tail.push(value);
+  else {
+    const start = frame.tailStart ?? 0;
+    tail[start] = value;
+    frame.tailStart = (start + 1) % READ_TAIL_ITEMS;
+  }
+}
+
+function closeArray(frame: Frame, node: ArrayNode, notes: Notes): void {
+  const tail = frame.tail;
+  if (tail === undefined) return;
+  const start = frame.tailStart ?? 0;
+  const ordered = start === 0 ? tail : [...tail.slice(start), ...tail.slice(0, start)];
+  const skipped = (frame.count ?? 0) - READ_HEAD_ITEMS - ordered.length;
+  if (skipped > 0) {
+    node.skipped = skipped;
+    node.skippedAt = node.items.length;
+    notes.add(`read the first ${READ_HEAD_ITEMS} and last ${READ_TAIL_ITEMS} items of long lists; the middle was counted, not read`);
+  }
+  for (const item of ordered) node.items.push(item);
 }
 
 const ESCAPES: Readonly<Record<string, string>> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
@@ -168,7 +202,7 @@ export function parseJsonText(
         skipWhitespace();
         return position === length ? value : undefined;
       }
-      if (frame.node.kind === "array") frame.node.items.push(value);
+      if (frame.node.kind === "array") attachToArray(frame, frame.node, value);
       else frame.node.entries.push([frame.key, value]);
       skipWhitespace();
       const next = text.charCodeAt(position);
@@ -184,6 +218,7 @@ export function parseJsonText(
       if ((next === 0x5d && frame.node.kind === "array") || (next === 0x7d && frame.node.kind === "object")) {
         position += 1;
         stack.pop();
+        if (frame.node.kind === "array") closeArray(frame, frame.node, notes);
         value = frame.node;
         continue;
       }

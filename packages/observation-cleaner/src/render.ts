@@ -10,7 +10,7 @@ import {
   omittedCharactersMarker,
   OMITTED_ROWS_SUMMARY,
 } from "./messages";
-import { isScalar, scalarText, type ScalarNode, type TableNode, type TreeNode } from "./tree";
+import { isScalar, scalarText, type ListGap, type ScalarNode, type TableNode, type TreeNode } from "./tree";
 
 /** Limits for one rendering attempt. */
 export interface RenderLimits {
@@ -88,12 +88,30 @@ export function shortenString(text: string, maxChars: number): string {
   return `${text.slice(0, headLength)} ${omittedCharactersMarker(tailStart - headLength)} ${text.slice(tailStart)}`;
 }
 
-function shownIndexes(length: number, limits: RenderLimits, priority: boolean): { head: number; omitted: number } {
-  const head = priority ? limits.arrayHead * 3 : limits.arrayHead;
-  const tail = priority ? limits.arrayTail * 3 : limits.arrayTail;
-  // Up to three items are structure (two packages, three shipments), not a list to sample.
-  if (length <= Math.max(3, head + tail)) return { head: length, omitted: 0 };
-  return { head, omitted: length - head - tail };
+interface ListWindow {
+  /** Items shown from the start. */
+  readonly head: number;
+  /** Index from which items are shown again at the end. */
+  readonly tailStart: number;
+  /** Items the marker counts: cut by the limits plus those never read. */
+  readonly omitted: number;
+}
+
+function listWindow(length: number, gap: ListGap, limits: RenderLimits, priority: boolean): ListWindow {
+  let head = priority ? limits.arrayHead * 3 : limits.arrayHead;
+  let tail = priority ? limits.arrayTail * 3 : limits.arrayTail;
+  const skipped = gap.skipped ?? 0;
+  if (skipped === 0) {
+    // Up to three items are structure (two packages, three shipments), not a list to sample.
+    if (length <= Math.max(3, head + tail)) return { head: length, tailStart: length, omitted: 0 };
+    return { head, tailStart: length - tail, omitted: length - head - tail };
+  }
+  const at = Math.min(gap.skippedAt ?? length, length);
+  if (head >= at) {
+    head = at;
+    tail = length - at;
+  } else tail = Math.min(tail, length - at);
+  return { head, tailStart: length - tail, omitted: length - head - tail + skipped };
 }
 
 const NUMERIC_TEXT = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
@@ -232,13 +250,13 @@ class TextRenderer {
       return;
     }
     if (value.kind === "array") {
-      const inline = this.inlineList(value.items, priority);
+      const inline = this.inlineList(value.items, priority, value);
       if (inline !== undefined) {
         this.writer.line(`${linePrefix}${key}: ${inline}`);
         return;
       }
       this.writer.line(`${linePrefix}${key}:`);
-      this.items(value.items, `${indent}  `, depth + 1, priority);
+      this.items(value.items, `${indent}  `, depth + 1, priority, value);
       return;
     }
     const inline = this.inlineRecord(value.entries);
@@ -267,9 +285,9 @@ class TextRenderer {
     return `{${parts.join(", ")}}`;
   }
 
-  inlineList(items: readonly TreeNode[], priority: boolean): string | undefined {
+  inlineList(items: readonly TreeNode[], priority: boolean, gap: ListGap = {}): string | undefined {
     if (!items.every((item) => isScalar(item) && !scalarText(item).includes("\n") && scalarText(item).length <= 120)) return undefined;
-    const { head, omitted } = shownIndexes(items.length, this.limits, priority);
+    const { head, tailStart, omitted } = listWindow(items.length, gap, this.limits, priority);
     const texts: string[] = [];
     const pushItem = (item: TreeNode): void => {
       const text = scalarText(item as ScalarNode);
@@ -279,7 +297,7 @@ class TextRenderer {
     if (omitted > 0) {
       this.writer.cut = true;
       texts.push(moreItemsMarker(omitted));
-      for (let index = head + omitted; index < items.length; index += 1) pushItem(items[index] as TreeNode);
+      for (let index = tailStart; index < items.length; index += 1) pushItem(items[index] as TreeNode);
     }
     return texts.join(", ");
   }
@@ -293,22 +311,22 @@ class TextRenderer {
       } else this.entries(item.entries, `${indent}  `, `${indent}- `, depth + 1);
     } else if (item.kind === "table") this.table(`${indent}-`, `${indent}  `, item);
     else {
-      const inline = this.inlineList(item.items, priority);
+      const inline = this.inlineList(item.items, priority, item);
       if (inline !== undefined) this.writer.line(`${indent}- [${inline}]`);
       else {
         this.writer.line(`${indent}-`);
-        this.items(item.items, `${indent}  `, depth + 1, priority);
+        this.items(item.items, `${indent}  `, depth + 1, priority, item);
       }
     }
   }
 
-  items(items: readonly TreeNode[], indent: string, depth: number, priority: boolean): void {
-    const { head, omitted } = shownIndexes(items.length, this.limits, priority);
+  items(items: readonly TreeNode[], indent: string, depth: number, priority: boolean, gap: ListGap = {}): void {
+    const { head, tailStart, omitted } = listWindow(items.length, gap, this.limits, priority);
     for (let index = 0; index < head && !this.writer.overflow; index += 1) this.item(items[index] as TreeNode, indent, depth, priority);
     if (omitted > 0) {
       this.writer.cut = true;
       this.writer.line(`${indent}- ${moreItemsMarker(omitted)}`);
-      for (let index = head + omitted; index < items.length && !this.writer.overflow; index += 1) {
+      for (let index = tailStart; index < items.length && !this.writer.overflow; index += 1) {
         this.item(items[index] as TreeNode, indent, depth, priority);
       }
     }
@@ -316,7 +334,8 @@ class TextRenderer {
 
   table(header: string, indent: string, table: TableNode): void {
     const count = table.rows.length;
-    this.writer.line(`${header}${header ? " " : ""}(${count} rows):`);
+    const total = count + (table.skipped ?? 0);
+    this.writer.line(`${header}${header ? " " : ""}(${total} rows):`);
     if (table.constants.length > 0) {
       const constants = table.constants
         .map(([name, value]) => `${name} = ${cellText(value, this.limits)}`)
@@ -327,7 +346,7 @@ class TextRenderer {
     const hiddenColumns = table.columns.length - shownColumns;
     if (hiddenColumns > 0) this.writer.cut = true;
     this.writer.line(`${indent}${table.columns.slice(0, shownColumns).join(" | ")}${hiddenColumns > 0 ? ` | (${hiddenColumns} more columns)` : ""}`);
-    const { head, omitted } = shownIndexes(count, this.limits, false);
+    const { head, tailStart, omitted } = listWindow(count, table, this.limits, false);
     const row = (index: number): void => {
       const cells = table.rows[index] as ScalarNode[];
       this.writer.line(`${indent}${cells.slice(0, shownColumns).map((cell) => cellText(cell, this.limits)).join(" | ")}`);
@@ -336,9 +355,10 @@ class TextRenderer {
     if (omitted > 0) {
       this.writer.cut = true;
       this.writer.line(`${indent}${moreRowsMarker(omitted)}`);
-      for (let index = head + omitted; index < count && !this.writer.overflow; index += 1) row(index);
+      for (let index = tailStart; index < count && !this.writer.overflow; index += 1) row(index);
       const summary = summarizeTable(table);
-      if (summary.length > 0) this.writer.line(`${indent}${OMITTED_ROWS_SUMMARY} ${count}: ${shortenString(summary, 1500)}`);
+      const scope = total === count ? `${OMITTED_ROWS_SUMMARY} ${count}` : `${count} rows read of ${total}`;
+      if (summary.length > 0) this.writer.line(`${indent}${scope}: ${shortenString(summary, this.limits.summaryMax)}`);
     }
   }
 }
@@ -350,9 +370,9 @@ export function renderText(node: TreeNode, limits: RenderLimits, cap: number): R
   if (isScalar(node)) renderer.scalarLine("", "", node, false);
   else if (node.kind === "object") renderer.entries(node.entries, "", "", 0);
   else if (node.kind === "array") {
-    const inline = renderer.inlineList(node.items, false);
+    const inline = renderer.inlineList(node.items, false, node);
     if (inline !== undefined) writer.line(inline);
-    else renderer.items(node.items, "", 0, false);
+    else renderer.items(node.items, "", 0, false, node);
   }
   else renderer.table("", "", node);
   return { text: writer.text(), overflow: writer.overflow, cut: writer.cut };
@@ -384,8 +404,8 @@ class JsonRenderer {
     } else this.push(scalarText(node));
   }
 
-  private list(count: number, priority: boolean, each: (index: number) => void, marker: (omitted: number) => string): void {
-    const { head, omitted } = shownIndexes(count, this.limits, priority);
+  private list(count: number, gap: ListGap, priority: boolean, each: (index: number) => void, marker: (omitted: number) => string): void {
+    const { head, tailStart, omitted } = listWindow(count, gap, this.limits, priority);
     this.push("[");
     for (let index = 0; index < head && !this.overflow; index += 1) {
       if (index > 0) this.push(",");
@@ -394,7 +414,7 @@ class JsonRenderer {
     if (omitted > 0) {
       this.cut = true;
       this.push(`,${JSON.stringify(marker(omitted))}`);
-      for (let index = head + omitted; index < count && !this.overflow; index += 1) {
+      for (let index = tailStart; index < count && !this.overflow; index += 1) {
         this.push(",");
         each(index);
       }
@@ -414,7 +434,7 @@ class JsonRenderer {
       return;
     }
     if (node.kind === "array") {
-      this.list(node.items.length, priority, (index) => this.value(node.items[index] as TreeNode, depth + 1, priority), moreItemsMarker);
+      this.list(node.items.length, node, priority, (index) => this.value(node.items[index] as TreeNode, depth + 1, priority), moreItemsMarker);
       return;
     }
     if (node.kind === "table") {
@@ -430,6 +450,7 @@ class JsonRenderer {
       this.push(',"rows":');
       this.list(
         node.rows.length,
+        node,
         false,
         (index) => {
           const cells = node.rows[index] as ScalarNode[];
@@ -442,7 +463,7 @@ class JsonRenderer {
         },
         moreRowsMarker,
       );
-      if (shownIndexes(node.rows.length, this.limits, false).omitted > 0) {
+      if (listWindow(node.rows.length, node, this.limits, false).omitted > 0) {
         const summary = summarizeTable(node);
         if (summary.length > 0) this.push(`,"allRows":${JSON.stringify(shortenString(summary, this.limits.summaryMax))}`);
       }

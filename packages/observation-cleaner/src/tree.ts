@@ -9,12 +9,20 @@ export interface ObjectNode {
   readonly kind: "object";
   entries: Array<[string, TreeNode]>;
 }
-export interface ArrayNode {
+/**
+ * Items in the middle of a very long list are not read at all (see {@link READ_HEAD_ITEMS}): the
+ * budget could never show them. `skipped` counts them; they sat before `items[skippedAt]`.
+ */
+export interface ListGap {
+  skipped?: number;
+  skippedAt?: number;
+}
+export interface ArrayNode extends ListGap {
   readonly kind: "array";
   items: TreeNode[];
 }
 /** Rows of scalars under named columns: a uniform list of records, or parallel arrays paired. */
-export interface TableNode {
+export interface TableNode extends ListGap {
   readonly kind: "table";
   columns: string[];
   rows: ScalarNode[][];
@@ -41,6 +49,11 @@ export interface NullNode {
 }
 export type ScalarNode = StringNode | NumberNode | BooleanNode | NullNode;
 export type TreeNode = ObjectNode | ArrayNode | TableNode | ScalarNode;
+
+/** Items read from the start of a long list; with {@link READ_TAIL_ITEMS}, the rest is counted, not read. */
+export const READ_HEAD_ITEMS = 400;
+/** Items read from the end of a long list. */
+export const READ_TAIL_ITEMS = 100;
 
 export const NULL_NODE: NullNode = Object.freeze({ kind: "null" });
 
@@ -167,11 +180,16 @@ export function treeFromValue(
     try {
       if (Array.isArray(object) || ArrayBuffer.isView(object)) {
         const list = object as ArrayLike<unknown>;
-        const items: TreeNode[] = new Array(list.length);
-        for (let index = 0; index < list.length; index += 1) {
-          items[index] = visit(safeGet(list as object, String(index), notes), depth + 1);
+        const length = list.length;
+        const skipped = length > READ_HEAD_ITEMS + READ_TAIL_ITEMS ? length - READ_HEAD_ITEMS - READ_TAIL_ITEMS : 0;
+        const items: TreeNode[] = [];
+        for (let index = 0; index < length; index += 1) {
+          if (skipped > 0 && index === READ_HEAD_ITEMS) index += skipped;
+          items.push(visit(safeGet(list as object, String(index), notes), depth + 1));
         }
-        return { kind: "array", items };
+        if (skipped === 0) return { kind: "array", items };
+        notes.add(`read the first ${READ_HEAD_ITEMS} and last ${READ_TAIL_ITEMS} items of long lists; the middle was counted, not read`);
+        return { kind: "array", items, skipped, skippedAt: READ_HEAD_ITEMS };
       }
       if (object instanceof Map) {
         const entries: Array<[string, TreeNode]> = [];

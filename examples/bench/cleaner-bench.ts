@@ -1,0 +1,230 @@
+/**
+ * Benchmark of `@reins/observation-cleaner`:
+ * 1. every shared tool-output fixture with the default options: raw chars → clean chars → tokens,
+ *    time, and whether every key fact of `index.json` is still in the text;
+ * 2. scaling: generated JSON (an API list response) and HTML (a news-like page) of 1 KB, 100 KB,
+ *    1 MB and 10 MB, to show time grows linearly with the input.
+ *
+ * Run standalone: `npx tsx examples/bench/cleaner-bench.ts`.
+ * Times are wall time on this machine (performance.now) after a warm-up (the first call builds the
+ * tokenizer); each is the median of several rounds (fewer for the large inputs).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { cleanObservation } from "@reins/observation-cleaner";
+
+/** One fixture's numbers. */
+export interface CleanerFixtureRow {
+  readonly id: string;
+  readonly rawChars: number;
+  readonly cleanChars: number;
+  readonly cutPercent: number;
+  readonly tokens: number;
+  readonly truncated: boolean;
+  readonly milliseconds: number;
+  readonly keyFacts: number;
+  readonly missingFacts: readonly string[];
+}
+
+/** One generated input's numbers. */
+export interface CleanerScalingRow {
+  readonly kind: "json" | "html";
+  readonly label: string;
+  readonly rawChars: number;
+  readonly cleanChars: number;
+  readonly milliseconds: number;
+  /** Milliseconds per megabyte of input: flat when growth is linear. */
+  readonly millisecondsPerMb: number;
+}
+
+/** Everything the bench measured. */
+export interface CleanerBenchResult {
+  readonly fixtures: readonly CleanerFixtureRow[];
+  readonly medianCutPercent: number;
+  readonly factsKept: number;
+  readonly factsTotal: number;
+  readonly fixturesWithAllFacts: number;
+  readonly scaling: readonly CleanerScalingRow[];
+}
+
+/** Options of {@link runCleanerBench}. */
+export interface CleanerBenchOptions {
+  /** Where `tool-outputs/index.json` lives. @default the `shared/fixtures/tool-outputs` found next to the repository (searched upward from the working directory) */
+  readonly fixtureDir?: string;
+  /** Input sizes for the scaling runs, in bytes. @default [1 KB, 100 KB, 1 MB, 10 MB] */
+  readonly sizes?: readonly number[];
+}
+
+interface FixtureEntry {
+  readonly id: string;
+  readonly file: string;
+  readonly key_facts: ReadonlyArray<string | number>;
+}
+
+const KB = 1024;
+const MB = 1024 * KB;
+
+function normalizeForFacts(text: string): string {
+  return text.normalize("NFC").replace(/[\u2018\u2019]/g, "'").replace(/[\u201c\u201d]/g, '"').replace(/\s+/g, " ").toLowerCase();
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+function timeMedian(rounds: number, run: () => void): number {
+  const times: number[] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    const start = performance.now();
+    run();
+    times.push(performance.now() - start);
+  }
+  return median(times);
+}
+
+/** A JSON list response of about `bytes` characters: records with ids, prices as strings, nested objects, URLs. */
+export function generateJson(bytes: number): string {
+  const items: string[] = [];
+  let size = 40;
+  for (let index = 0; size < bytes; index += 1) {
+    const item = JSON.stringify({
+      id: 100000 + index,
+      node_id: `MDQ6SXNzdWU${index}`,
+      title: `Item ${index}: São Paulo café report`,
+      price: `${(index % 500) + 1}.00`,
+      status: index % 7 === 0 ? "backordered" : "in_stock",
+      html_url: `https://example.com/items/${index}`,
+      owner: { login: `user${index % 13}`, avatar_url: `https://avatars.example.com/u/${index % 13}` },
+      tags: ["alpha", "beta", `t${index % 5}`],
+      updated_at: "2024-06-25T21:00:00Z",
+    });
+    items.push(item);
+    size += item.length + 1;
+  }
+  return `{"total_count":${items.length},"items":[${items.join(",")}]}`;
+}
+
+/** An HTML page of about `bytes` characters: head, scripts, navigation, many article paragraphs, footer. */
+export function generateHtml(bytes: number): string {
+  const head = `<!doctype html><html><head><title>Generated news page</title><script>var tracking = ${JSON.stringify("x".repeat(200))};</script><style>.a{color:red}</style></head><body><nav><ul>${Array.from({ length: 20 }, (_, index) => `<li><a href="/s${index}">Section ${index}</a></li>`).join("")}</ul></nav><main><h1>Generated headline</h1>`;
+  const tail = "</main><footer>© Example</footer></body></html>";
+  const parts: string[] = [head];
+  let size = head.length + tail.length;
+  for (let index = 0; size < bytes; index += 1) {
+    const paragraph =
+      index % 25 === 0
+        ? `<h2>Section ${index / 25}</h2>`
+        : `<p>Paragraph ${index} of the story: officials in <a href="/p${index}">Zürich</a> said the figure was <b>${index}.50</b> units, up from last year.</p>`;
+    parts.push(paragraph);
+    size += paragraph.length;
+  }
+  parts.push(tail);
+  return parts.join("\n");
+}
+
+function findFixtureDir(): string {
+  let directory = process.cwd();
+  for (let level = 0; level < 6; level += 1) {
+    for (const candidate of [path.join(directory, "shared/fixtures/tool-outputs"), path.join(directory, "../shared/fixtures/tool-outputs")]) {
+      if (existsSync(path.join(candidate, "index.json"))) return candidate;
+    }
+    directory = path.dirname(directory);
+  }
+  throw new Error(`Cannot find shared/fixtures/tool-outputs/index.json above ${process.cwd()}; pass fixtureDir.`);
+}
+
+function sizeLabel(bytes: number): string {
+  return bytes >= MB ? `${bytes / MB} MB` : `${bytes / KB} KB`;
+}
+
+/**
+ * Runs the cleaner benchmark.
+ *
+ * @returns per-fixture rows, the median size cut, key-fact counts and the scaling rows
+ */
+export function runCleanerBench(options: CleanerBenchOptions = {}): CleanerBenchResult {
+  const fixtureDir = options.fixtureDir ?? findFixtureDir();
+  const sizes = options.sizes ?? [KB, 100 * KB, MB, 10 * MB];
+  const index = JSON.parse(readFileSync(path.join(fixtureDir, "index.json"), "utf8")) as FixtureEntry[];
+  cleanObservation('{"warm":"up"}');
+
+  const fixtures = index.map((entry): CleanerFixtureRow => {
+    const raw = readFileSync(path.join(fixtureDir, entry.file), "utf8");
+    const result = cleanObservation(raw);
+    const milliseconds = timeMedian(5, () => cleanObservation(raw));
+    const haystack = normalizeForFacts(result.text);
+    const missingFacts = entry.key_facts.map(String).filter((fact) => !haystack.includes(normalizeForFacts(fact)));
+    return {
+      id: entry.id,
+      rawChars: result.rawChars,
+      cleanChars: result.cleanChars,
+      cutPercent: Math.round((1 - result.cleanChars / result.rawChars) * 1000) / 10,
+      tokens: result.tokens,
+      truncated: result.truncated,
+      milliseconds: Math.round(milliseconds * 100) / 100,
+      keyFacts: entry.key_facts.length,
+      missingFacts,
+    };
+  });
+
+  const scaling: CleanerScalingRow[] = [];
+  for (const kind of ["json", "html"] as const) {
+    for (const bytes of sizes) {
+      const input = kind === "json" ? generateJson(bytes) : generateHtml(bytes);
+      const rounds = bytes >= 10 * MB ? 3 : bytes >= MB ? 5 : 15;
+      const result = cleanObservation(input);
+      const milliseconds = timeMedian(rounds, () => cleanObservation(input));
+      scaling.push({
+        kind,
+        label: sizeLabel(bytes),
+        rawChars: input.length,
+        cleanChars: result.cleanChars,
+        milliseconds: Math.round(milliseconds * 100) / 100,
+        millisecondsPerMb: Math.round((milliseconds / (input.length / MB)) * 100) / 100,
+      });
+    }
+  }
+
+  const factsTotal = fixtures.reduce((sum, row) => sum + row.keyFacts, 0);
+  const factsMissing = fixtures.reduce((sum, row) => sum + row.missingFacts.length, 0);
+  return {
+    fixtures,
+    medianCutPercent: median(fixtures.map((row) => row.cutPercent)),
+    factsKept: factsTotal - factsMissing,
+    factsTotal,
+    fixturesWithAllFacts: fixtures.filter((row) => row.missingFacts.length === 0).length,
+    scaling,
+  };
+}
+
+/** Formats a bench result as plain-text tables. */
+export function formatCleanerBench(result: CleanerBenchResult): string {
+  const lines = [
+    "Observation cleaner — fixtures (default options: maxChars 6000, style text)",
+    "fixture                                       raw chars → clean chars   cut %   tokens    ms  facts",
+    ...result.fixtures.map(
+      (row) =>
+        `${row.id.padEnd(45)} ${String(row.rawChars).padStart(9)} → ${String(row.cleanChars).padStart(6)}   ${row.cutPercent.toFixed(1).padStart(6)}  ${String(row.tokens).padStart(6)}  ${row.milliseconds.toFixed(1).padStart(5)}  ${row.keyFacts - row.missingFacts.length}/${row.keyFacts}${row.missingFacts.length > 0 ? ` missing ${JSON.stringify(row.missingFacts)}` : ""}`,
+    ),
+    `median cut ${result.medianCutPercent.toFixed(1)} %; key facts kept ${result.factsKept}/${result.factsTotal}; fixtures with every fact ${result.fixturesWithAllFacts}/${result.fixtures.length}`,
+    "",
+    "Scaling (generated inputs)",
+    "kind  size      raw chars   clean chars       ms    ms/MB",
+    ...result.scaling.map(
+      (row) =>
+        `${row.kind.padEnd(5)} ${row.label.padEnd(7)} ${String(row.rawChars).padStart(11)}   ${String(row.cleanChars).padStart(11)} ${row.milliseconds.toFixed(2).padStart(8)} ${row.millisecondsPerMb.toFixed(1).padStart(8)}`,
+    ),
+  ];
+  return lines.join("\n");
+}
+
+if (process.argv[1]?.endsWith("cleaner-bench.ts") === true) {
+  try {
+    process.stdout.write(`${formatCleanerBench(runCleanerBench())}\n`);
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  }
+}
