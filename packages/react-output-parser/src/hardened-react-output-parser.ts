@@ -8,7 +8,7 @@ import {
   type HardenedReActOutputParserOptions,
   type ResolvedHardenedReActOutputParserOptions,
 } from "./options";
-import { readReActStep, type ParserErrorReason } from "./read-react-step";
+import { readReActStep, type ParserErrorReason, type ReActStep } from "./read-react-step";
 import { runValidators, type ParseContext } from "./validators";
 
 /** The detailed outcome of one parse: the result or the rejection, with the repairs applied. */
@@ -115,6 +115,7 @@ export class HardenedReActOutputParser extends BaseOutputParser<AgentAction | Ag
   readonly toolNames: readonly string[];
 
   private readonly resolved: ResolvedHardenedReActOutputParserOptions;
+  private readonly hasValidators: boolean;
 
   /**
    * @param options - tools, labels, conflict policy, validators and event sinks; see
@@ -125,6 +126,7 @@ export class HardenedReActOutputParser extends BaseOutputParser<AgentAction | Ag
     super();
     this.resolved = resolveHardenedReActOutputParserOptions(options);
     this.toolNames = this.resolved.reader.toolNames;
+    this.hasValidators = Object.values(this.resolved.validators).some((value) => value !== undefined && !(Array.isArray(value) && value.length === 0));
   }
 
   /**
@@ -137,7 +139,12 @@ export class HardenedReActOutputParser extends BaseOutputParser<AgentAction | Ag
    *   cannot be used; its `observation` is the corrective message for the model
    */
   async parse(text: string): Promise<AgentAction | AgentFinish> {
-    return this.unwrap(this.parseDetailed(text));
+    const step = readReActStep(text, this.resolved.reader);
+    // The common case (a clean reply, no validators): no report object, nothing to emit.
+    if (step.ok && step.repairs.length === 0 && !this.hasValidators) {
+      return step.kind === "action" ? { tool: step.tool, toolInput: step.toolInput, log: text } : { returnValues: { output: step.output }, log: text };
+    }
+    return this.unwrap(this.settle(step, text, undefined));
   }
 
   /**
@@ -160,12 +167,16 @@ export class HardenedReActOutputParser extends BaseOutputParser<AgentAction | Ag
    * @param context - optional run context for the validators
    */
   parseDetailed(text: string, context?: ParseContext): ParseReport {
+    return this.settle(readReActStep(text, this.resolved.reader), text, context);
+  }
+
+  /** Runs the validators on a step, builds the report and emits its events. */
+  private settle(step: ReActStep, text: string, context: ParseContext | undefined): ParseReport {
     const { reader, validators } = this.resolved;
     const llmOutput = typeof text === "string" ? text : String(text);
-    const step = readReActStep(text, reader);
     let report: ParseReport;
     if (step.ok) {
-      const failure = runValidators(step, llmOutput, validators, reader.messageLabels, reader.toolNames, context);
+      const failure = this.hasValidators ? runValidators(step, llmOutput, validators, reader.messageLabels, reader.toolNames, context) : undefined;
       if (failure !== undefined) {
         report = this.rejection(failure.reason, failure.observation, step.thought, step.repairs, llmOutput);
       } else {

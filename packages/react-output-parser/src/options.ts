@@ -279,6 +279,7 @@ export function resolveHardenedReActOutputParserOptions(options: HardenedReActOu
     fuzzyMaxDistance: fuzzy === true ? FUZZY_DEFAULT_DISTANCE : fuzzy === false ? 0 : fuzzy,
     acceptUnlabelledReply,
     maxRepairChars,
+    canonicalLabels: !(replaceLabels && Object.keys(customLabels).length > 0),
   });
   return Object.freeze({ reader, validators, metrics: options.metrics, onEvent: options.onEvent });
 }

@@ -88,6 +88,8 @@ export interface ReaderConfig {
   readonly fuzzyMaxDistance: number;
   readonly acceptUnlabelledReply: boolean;
   readonly maxRepairChars: number;
+  /** The canonical LangChain labels are in force (no label replaced), so the fast path applies. */
+  readonly canonicalLabels: boolean;
 }
 
 interface Segment {
@@ -542,19 +544,21 @@ function resolveTool(work: Work, written: string, inputMissing: boolean): { spec
   return fail(work, "unknown_tool", PARSER_MESSAGES.unknownTool(messageLabels, toolNames, written, suggestion, inputMissing));
 }
 
+/** Where an "Action Input:" label may start inside a line (one linear scan; the grammar confirms). */
+const INLINE_ACTION_INPUT = /action[ _-]?input/gi;
+
 /** Splits "search Action Input: x" written on one line. */
 function splitInlineActionInput(value: string, labels: ReActLabelSet): { name: string; input: string } | undefined {
-  let from = 0;
+  INLINE_ACTION_INPUT.lastIndex = 0;
   for (;;) {
-    const index = value.indexOf(" ", from);
-    if (index < 0) return undefined;
-    const rest = value.slice(index + 1);
-    if (rest.length > 0 && rest[0] !== " ") {
-      const match = matchReActLabel(rest, labels);
+    const found = INLINE_ACTION_INPUT.exec(value);
+    if (found === null) return undefined;
+    const index = found.index;
+    const before = value[index - 1];
+    if (index > 0 && (before === " " || before === "\t" || before === "*")) {
+      const match = matchReActLabel(value.slice(index), labels);
       if (match !== undefined && match.label === "action_input") return { name: value.slice(0, index), input: match.value };
     }
-    from = index + 1;
-    if (from > 300) return undefined;
   }
 }
 
@@ -580,9 +584,6 @@ function fromAction(work: Work, action: Segment, input: Segment | undefined): Fi
     const blob = findActionBlob(work, [nameLine, ...bodyLines].join("\n"));
     if (blob !== undefined) return fromBlob(work, blob);
   }
-  if (nameLine.length > MAX_ACTION_LINE_CHARS) {
-    return fail(work, "unknown_tool", PARSER_MESSAGES.unknownTool(messageLabels, toolNames, nameLine, suggestToolName(nameLine, toolNames), input === undefined));
-  }
   if (isPromptEchoAction(nameLine)) return fail(work, "prompt_echo", PARSER_MESSAGES.promptEcho(messageLabels, toolNames));
   if (isNoOpAction(nameLine)) return fail(work, "no_op_action", PARSER_MESSAGES.noOpAction(messageLabels, toolNames, work.thought));
   let inlineInput: string | undefined;
@@ -593,6 +594,9 @@ function fromAction(work: Work, action: Segment, input: Segment | undefined): Fi
       inlineInput = split.input;
       work.repairs.add("action_input_on_action_line");
     }
+  }
+  if (nameLine.length > MAX_ACTION_LINE_CHARS) {
+    return fail(work, "unknown_tool", PARSER_MESSAGES.unknownTool(messageLabels, toolNames, nameLine, suggestToolName(nameLine, toolNames), input === undefined && inlineInput === undefined));
   }
   const match = matchToolName(nameLine, toolNames, work.config.fuzzyMaxDistance);
   if (match.status === "unknown") {
@@ -752,12 +756,76 @@ function withoutStep(work: Work, body: string, preamble: readonly string[], segm
 }
 
 // ---------------------------------------------------------------------------------------------
+// Fast path: the canonical shapes, read with a few native string searches. Anything unusual
+// returns undefined and goes through the full reader, which gives the same result on these shapes
+// (a test checks both agree on every corpus and trajectory text).
+
+const NO_REPAIRS: readonly string[] = Object.freeze([]);
+/** Characters that send a reply to the full reader: CR, reasoning/XML tags, code fences. */
+const UNUSUAL_CHARACTERS = /[\r<`]/;
+
+function isBlankFrom(text: string, from: number): boolean {
+  for (let index = from; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code !== 32 && code !== 10 && code !== 9 && code !== 13) return false;
+  }
+  return true;
+}
+
+/** The Thought before the step: at most one line, either "Thought: …" or a line that is no label. */
+function canonicalThought(preamble: string, labels: ReActLabelSet): string | undefined {
+  let start = 0;
+  while (start < preamble.length && (preamble.charCodeAt(start) === 10 || preamble.charCodeAt(start) === 32)) start += 1;
+  const end = preamble.length > start && preamble.charCodeAt(preamble.length - 1) === 10 ? preamble.length - 1 : preamble.length;
+  const line = preamble.slice(start, end);
+  if (line.includes("\n")) return undefined;
+  const trimmed = line.trim();
+  if (trimmed.startsWith("Thought:")) return trimmed.slice(8).trim();
+  if ((line.includes(":") || line.includes("\uff1a")) && matchReActLabel(line, labels) !== undefined) return undefined;
+  return trimmed;
+}
+
+function readCanonicalStep(text: string, config: ReaderConfig): ReActStep | undefined {
+  if (text.length > 4_096 || UNUSUAL_CHARACTERS.test(text)) return undefined;
+  const actionAt = text.indexOf("Action:");
+  if (actionAt >= 0) {
+    if (actionAt > 0 && text.charCodeAt(actionAt - 1) !== 10) return undefined;
+    const nameEnd = text.indexOf("\n", actionAt);
+    if (nameEnd < 0 || !text.startsWith("Action Input:", nameEnd + 1)) return undefined;
+    const spec = config.tools.get(text.slice(actionAt + 7, nameEnd).trim());
+    if (spec === undefined || spec.kind !== "string") return undefined;
+    const inputStart = nameEnd + 14;
+    const inputEnd = text.indexOf("\n", inputStart);
+    if (inputEnd >= 0 && !isBlankFrom(text, inputEnd)) return undefined;
+    const rawInput = text.slice(inputStart, inputEnd < 0 ? text.length : inputEnd).trim();
+    if (rawInput.length === 0 || rawInput[0] === "{" || isPromptEchoInput(rawInput)) return undefined;
+    const thought = canonicalThought(text.slice(0, actionAt), config.labels);
+    if (thought === undefined) return undefined;
+    const quoted = stripWrappingQuotes(rawInput);
+    if (quoted.text.length === 0 || quoted.text[0] === "{") return undefined;
+    const repairs = quoted.repair !== undefined ? [quoted.repair] : NO_REPAIRS;
+    return { ok: true, kind: "action", tool: spec.name, toolInput: quoted.text, thought, repairs };
+  }
+  const finalAt = text.indexOf("Final Answer:");
+  if (finalAt < 0 || (finalAt > 0 && text.charCodeAt(finalAt - 1) !== 10)) return undefined;
+  const output = text.slice(finalAt + 13).trim();
+  if (output.length === 0 || output.includes("\n")) return undefined;
+  const thought = canonicalThought(text.slice(0, finalAt), config.labels);
+  if (thought === undefined) return undefined;
+  return { ok: true, kind: "finish", output, thought, repairs: NO_REPAIRS };
+}
+
+// ---------------------------------------------------------------------------------------------
 
 /**
  * Reads one model reply into an action, a final answer, or a rejection with a corrective message.
  * Linear in the length of `text`.
  */
-export function readReActStep(text: unknown, config: ReaderConfig): ReActStep {
+export function readReActStep(text: unknown, config: ReaderConfig, allowFastPath = true): ReActStep {
+  if (allowFastPath && config.canonicalLabels && typeof text === "string") {
+    const canonical = readCanonicalStep(text, config);
+    if (canonical !== undefined) return canonical;
+  }
   const work: Work = { config, repairs: new RepairLog(), thought: "", cutContinuation: false };
   if (typeof text !== "string") return fail(work, "not_text", PARSER_MESSAGES.notText(config.messageLabels, config.toolNames));
   let body = text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
@@ -821,9 +889,10 @@ export function readReActStep(text: unknown, config: ReaderConfig): ReActStep {
   };
   const stopAfterInput = config.onConflict === "first" || config.onConflict === "action";
   const { preamble, segments } = segment(body.split("\n"), config.labels, work.repairs, visit, stopAfterInput);
-  const thoughtParts: string[] = [trimBlankLines(preamble), ...thoughtSegments.map((item) => joinSegment(item).trim())];
+  const thoughtParts: string[] = [trimBlankLines(preamble).trim(), ...thoughtSegments.map((item) => joinSegment(item).trim())];
+  // Text before the first label is the Thought: LangChain's prompt ends with "Thought:", so a
+  // missing label is the normal case, not a repair.
   if (thoughtParts[0].length === 0) thoughtParts.shift();
-  else if (segments.length > 0 && segments[0].label !== "thought") work.repairs.add("missing_thought_label");
   work.thought = thoughtParts.filter((part) => part.length > 0).join("\n");
 
   if (action !== undefined && final !== undefined) {

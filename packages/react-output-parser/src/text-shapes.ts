@@ -207,11 +207,12 @@ export function isNoOpAction(written: string): boolean {
 
 const PROMPT_ECHO_ACTION_PREFIXES = ["one of", "should be one of", "the action to take", "the name of the tool", "name of the tool", "the tool to use", "tool name", "<tool", "[tool", "{tool"];
 
+const PROMPT_ECHO_FIRST_CHARACTERS = new Set(["t", "T", "w", "W", "<", "i", "I"]);
 const PROMPT_ECHO_INPUTS = new Set(["the input to the action", "what to send to the tool", "the input for the tool", "<input>", "<the input for the tool>", "the action input", "input to the action", "<tool input>"]);
 
 /** Whether an Action Input is a template placeholder from the prompt ("the input to the action"). */
 export function isPromptEchoInput(text: string): boolean {
-  if (text.length > 60) return false;
+  if (text.length > 60 || !PROMPT_ECHO_FIRST_CHARACTERS.has(text[0])) return false;
   return PROMPT_ECHO_INPUTS.has(text.trim().toLowerCase().replace(/[.\s]+$/, ""));
 }
 
