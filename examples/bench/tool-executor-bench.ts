@@ -197,6 +197,7 @@ export async function runToolExecutorBench(options: ToolExecutorBenchOptions = {
     stockStack("stock AgentExecutor, bare tools", {}),
     stockStack("stock AgentExecutor, bare tools + 1 no-op callback handler", { noopHandler: true }),
     stockStack("stock AgentExecutor, ToolExecutor-wrapped tools (default policy)", { wrap: {} }),
+    stockStack("stock AgentExecutor, ToolExecutor-wrapped tools + 1 no-op callback handler", { wrap: {}, noopHandler: true }),
     ...(options.extraStacks ?? []),
   ];
   const runners = await Promise.all(stacks.map((stack) => stack.prepare(stepsPerRun)));
