@@ -76,6 +76,23 @@ describe("LoopControlHandler", () => {
       expect(stopped.message).toBe('Run run-1 stopped: tool "search" was called 3 times with the same input (after 2 steps).');
     });
 
+    it("removes its own notes from an observation before comparing or quoting it", async () => {
+      const { handler, driver } = setup({ repeat: { requireSameObservation: true } });
+      const run = driver();
+      await run.start();
+      await run.step(search("weather Paris", "22 °C"));
+      await run.step(search("weather Paris", "22 °C"));
+      await run.plan(search("weather Paris"));
+      const notes = handler.runContext.contextOf("run-1")?.loop.pendingNotes ?? [];
+      expect(notes).toHaveLength(1);
+      // The wrapped tool drains the note and appends it to this call's observation.
+      const appended = `22 °C\n\n${notes.splice(0).join("\n")}`;
+      await run.act(search("weather Paris", appended));
+      const error = (await run.step(search("weather Paris"))) as LoopStoppedError;
+      expect(error.stopReason).toBe("repeat");
+      expect(error.steps.map((step) => step.observation)).toEqual(["22 °C", "22 °C", "22 °C"]);
+    });
+
     it("treats reordered JSON inputs as the same input", async () => {
       const { driver } = setup();
       const run = driver();

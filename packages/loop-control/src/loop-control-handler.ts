@@ -109,6 +109,8 @@ interface RunState {
   readonly budgetNotes: Set<BudgetStopReason>;
   /** Fingerprints of every observation seen in the run. */
   readonly observationFingerprints: Set<string>;
+  /** Notes this handler queued; removed again from observations before they are compared. */
+  readonly issuedNotes: Set<string>;
   finishStopReason?: StopReason;
 }
 
@@ -307,6 +309,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
         thrown: false,
         budgetNotes: new Set(),
         observationFingerprints: new Set(),
+        issuedNotes: new Set(),
       });
       this.emit({ type: "run_start", runId });
     });
@@ -436,7 +439,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
       const found = this.stateOf(runId);
       const step = found?.state.steps.find((candidate) => candidate.toolRunId === runId);
       if (found === undefined || step === undefined) return;
-      const observation = textOf(output);
+      const observation = this.withoutNotes(found.state, textOf(output));
       step.observation = observation;
       step.observationFingerprint = fingerprintObservation(observation);
       step.novelObservation = !found.state.observationFingerprints.has(step.observationFingerprint);
@@ -671,7 +674,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
         const error = this.stop(state, context, step, makeError, true);
         if (error !== undefined) return error;
       } else if (detection.note !== undefined) {
-        context.loop.pendingNotes.push(detection.note);
+        this.addNote(state, context, detection.note);
       }
     }
     // Step budget: a step past the limit is refused; the step that reaches it is the last one.
@@ -689,7 +692,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
       !state.budgetNotes.has("max_steps")
     ) {
       state.budgetNotes.add("max_steps");
-      context.loop.pendingNotes.push(budgetNote("max_steps", String(maxSteps - stepNumber)));
+      this.addNote(state, context, budgetNote("max_steps", String(maxSteps - stepNumber)));
     }
     return this.checkBudgets(state, context, step);
   }
@@ -784,7 +787,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
       if (budgetWarnRatio < 1 && used >= limit * budgetWarnRatio && !state.budgetNotes.has(reason)) {
         state.budgetNotes.add(reason);
         const remaining = reason === "time_budget" ? `${Math.max(0, Math.round((limit - used) / 1000))} s` : "";
-        context.loop.pendingNotes.push(budgetNote(reason, remaining));
+        this.addNote(state, context, budgetNote(reason, remaining));
       }
     }
     return undefined;
@@ -823,6 +826,24 @@ export class LoopControlHandler extends BaseCallbackHandler {
     step.stopReason = error.stopReason;
     this.audit(state, step);
     return error;
+  }
+
+  /** Queues a note for the model's next observation (appended by Reins' wrapped tools). */
+  private addNote(state: RunState, context: RunContext, note: string): void {
+    context.loop.pendingNotes.push(note);
+    state.issuedNotes.add(note);
+  }
+
+  /**
+   * The tool's own output: the notes this handler queued, which the wrapped tool appended, are
+   * removed so they neither make equal results look different nor get quoted back in a note.
+   */
+  private withoutNotes(state: RunState, observation: string): string {
+    let result = observation;
+    for (const note of state.issuedNotes) {
+      if (result.includes(note)) result = result.split(note).join("");
+    }
+    return result === observation ? observation : result.trim();
   }
 
   private completedSteps(state: RunState): AgentStep[] {
