@@ -590,3 +590,43 @@ describe("ToolExecutor cancellation", () => {
     });
   });
 });
+
+describe("ToolExecutor schema interop", () => {
+  describe("with a zod v3 object schema", () => {
+    it("adds confirm for side-effect tools and validates field by field", async () => {
+      const { z: zodV3 } = await import("zod/v3");
+      const ran: unknown[] = [];
+      const book = tool(
+        async (input: { room: string }) => {
+          ran.push(input);
+          return `booked ${input.room}`;
+        },
+        { name: "book_room", description: "Books a room.", schema: zodV3.object({ room: zodV3.string() }) },
+      );
+      const [wrapped] = new ToolExecutor({ policies: { book_room: { sideEffects: true } } }).wrap([book]);
+      expect(Object.keys((wrapped.schema as unknown as { shape: Record<string, unknown> }).shape).sort()).toEqual(["confirm", "room"]);
+      await expect(wrapped.invoke({ room: 7 } as never)).resolves.toMatch(/^Invalid input for tool "book_room": room: /);
+      await expect(wrapped.invoke({ room: "A1", confirm: true } as never)).resolves.toBe("booked A1");
+      expect(ran).toEqual([{ room: "A1" }]);
+    });
+  });
+
+  describe("with a JSON schema", () => {
+    it("adds confirm to the properties and reports the original tool's own validation failure as invalid input", async () => {
+      const jsonSchema = { type: "object", properties: { id: { type: "number" } }, required: ["id"] };
+      const lookup = new DynamicStructuredTool({
+        name: "lookup_order",
+        description: "Looks up an order.",
+        schema: jsonSchema,
+        func: async (input: { id: number }) => `order ${input.id}`,
+      });
+      const { toolCalls, options } = recorder();
+      const [wrapped] = new ToolExecutor({ ...options, policies: { lookup_order: { sideEffects: true } } }).wrap([lookup]);
+      expect(Object.keys((wrapped.schema as { properties: Record<string, unknown> }).properties).sort()).toEqual(["confirm", "id"]);
+      await expect(wrapped.invoke({ id: 5, confirm: true } as never)).resolves.toBe("order 5");
+      const invalid = await wrapped.invoke({ id: "five", confirm: true } as never);
+      expect(invalid).toMatch(/^Invalid input for tool "lookup_order"/);
+      expect(toolCalls().map((event) => event.outcome)).toEqual(["success", "invalid_input"]);
+    });
+  });
+});
