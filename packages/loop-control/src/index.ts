@@ -1,4 +1,4 @@
-export { LoopControlHandler, LOOP_CONTROL_SLOT, thoughtOf, type LoopRunSnapshot } from "./loop-control-handler";
+export { LoopControlHandler, thoughtOf, type LoopRunSnapshot } from "./loop-control-handler";
 export {
   DEFAULT_LOOP_CONTROL_OPTIONS,
   estimateTokensFromChars,

@@ -18,7 +18,7 @@ import {
   type StopReason,
 } from "@reins/core";
 import type { LoopAuditOutcome, LoopAuditRecord } from "./audit";
-import { countRepeats, countStalledThoughts, detectCycle, type ActionRecord, type ThoughtRecord } from "./detectors";
+import { countRepeats, countStalledThoughts, detectCycle, type CycleMatch, type ThoughtRecord } from "./detectors";
 import {
   BudgetExceededError,
   LoopStoppedError,
@@ -34,9 +34,6 @@ import {
   type ResolvedLoopControlOptions,
 } from "./loop-control-options";
 import { simHash, type SimHash } from "./simhash";
-
-/** The slot under which the handler keeps its per-run state in `RunContext.slots`. */
-export const LOOP_CONTROL_SLOT = "@reins/loop-control";
 
 const STOP_REASONS: ReadonlySet<string> = new Set<StopReason>([
   "final_answer",
@@ -697,36 +694,39 @@ export class LoopControlHandler extends BaseCallbackHandler {
     return this.checkBudgets(state, context, step);
   }
 
+  /**
+   * The most specific loop finding for a new action: a stop before a warning; a repeat inside a
+   * cycle of at least two full periods is reported as the cycle; stalls are checked last.
+   */
   private detectLoop(state: RunState, step: StepState): LoopDetection | undefined {
     if (!step.detected) return undefined;
-    const earlier: ActionRecord[] = state.steps.slice(0, -1).filter((candidate) => candidate.detected);
+    const earlier = state.steps.slice(0, -1).filter((candidate) => candidate.detected);
     const { repeat, cycle, stall } = this.options;
-    let cycleMatch: ReturnType<typeof detectCycle>;
-    if (cycle !== false) {
-      const sameObservation = repeat !== false && repeat.requireSameObservation;
-      cycleMatch = detectCycle([...earlier, { key: step.key }], cycle, sameObservation);
-    }
-    const cycleTools = (): string[] =>
-      cycleMatch === undefined
-        ? []
-        : cycleMatch.keys.map((key) => key.slice(0, Math.max(0, key.indexOf("\u0000"))));
-    const asCycle = (level: "warn" | "stop", count: number): LoopDetection => ({
-      kind: "cycle",
-      level,
-      count,
-      period: cycleMatch?.period,
-      note: level === "warn" ? cycleNote({ toolName: step.action.tool, count, cycleTools: cycleTools() }) : undefined,
-    });
+    const sameObservation = repeat !== false && repeat.requireSameObservation;
+    const cycleMatch = cycle === false ? undefined : detectCycle([...earlier, { key: step.key }], cycle, sameObservation);
+    const asCycle = (match: CycleMatch, level: "warn" | "stop"): LoopDetection => {
+      const count = Math.floor(match.repetitions);
+      const cycleTools = match.keys.map((key) => key.slice(0, Math.max(0, key.indexOf("\u0000"))));
+      return {
+        kind: "cycle",
+        level,
+        count,
+        period: match.period,
+        note: level === "warn" ? cycleNote({ toolName: step.action.tool, count, cycleTools }) : undefined,
+      };
+    };
+    const cycleStops = cycle !== false && cycleMatch !== undefined && cycleMatch.repetitions >= cycle.stopRepetitions;
+    const multiStepCycle = cycleMatch !== undefined && cycleMatch.period > 1 ? cycleMatch : undefined;
+
     if (repeat !== false) {
       const { count, previous } = countRepeats(earlier, step.key, repeat);
-      const inCycle = cycleMatch !== undefined && cycleMatch.period > 1;
-      if (count >= repeat.stopAt) return inCycle ? asCycle("stop", Math.floor(cycleMatch!.repetitions)) : { kind: "repeat", level: "stop", count };
-      if (cycleMatch !== undefined && cycleMatch.repetitions >= (cycle as { stopRepetitions: number }).stopRepetitions) {
-        return asCycle("stop", Math.floor(cycleMatch.repetitions));
+      if (count >= repeat.stopAt) {
+        return multiStepCycle !== undefined ? asCycle(multiStepCycle, "stop") : { kind: "repeat", level: "stop", count };
       }
+      if (cycleStops && cycleMatch !== undefined) return asCycle(cycleMatch, "stop");
       if (count >= repeat.warnAt) {
-        if (inCycle) return asCycle("warn", Math.floor(cycleMatch!.repetitions));
-        const previousStep = previous as StepState | undefined;
+        if (multiStepCycle !== undefined) return asCycle(multiStepCycle, "warn");
+        const previousObservation = (previous as StepState | undefined)?.observation;
         return {
           kind: "repeat",
           level: "warn",
@@ -735,19 +735,18 @@ export class LoopControlHandler extends BaseCallbackHandler {
             toolName: step.action.tool,
             count,
             previousObservation:
-              previousStep?.observation === undefined
-                ? undefined
-                : previewObservation(previousStep.observation, this.options.notePreviewChars),
+              previousObservation === undefined ? undefined : previewObservation(previousObservation, this.options.notePreviewChars),
           }),
         };
       }
-    } else if (cycleMatch !== undefined && cycle !== false && cycleMatch.repetitions >= cycle.stopRepetitions) {
-      return asCycle("stop", Math.floor(cycleMatch.repetitions));
+    } else if (cycleStops && cycleMatch !== undefined) {
+      return asCycle(cycleMatch, "stop");
     }
-    if (cycleMatch !== undefined) return asCycle("warn", Math.floor(cycleMatch.repetitions));
+    if (cycleMatch !== undefined) return asCycle(cycleMatch, "warn");
+
     if (stall !== false && step.thoughtHash !== undefined) {
       const thoughts: ThoughtRecord[] = [];
-      for (const candidate of earlier as StepState[]) {
+      for (const candidate of earlier) {
         if (candidate.thoughtHash !== undefined) {
           thoughts.push({ hash: candidate.thoughtHash, novelObservation: candidate.novelObservation === true });
         }
