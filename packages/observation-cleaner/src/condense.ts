@@ -320,6 +320,16 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
         });
         if (allEmpty) return undefined;
         const gap = node.skipped !== undefined && skippedAt !== undefined ? { skipped: node.skipped, skippedAt } : {};
+        // A list of one-field records with the same field (`[{query: a}, {query: b}]`) is a list of values.
+        const onlyKey = items[0]?.kind === "object" && items[0].entries.length === 1 ? items[0].entries[0]?.[0] : undefined;
+        if (
+          onlyKey !== undefined &&
+          items.length >= 2 &&
+          items.every((item) => item.kind === "object" && item.entries.length === 1 && item.entries[0]?.[0] === onlyKey && isScalar(item.entries[0][1]))
+        ) {
+          const values = items.map((item) => ((item as ObjectNode).entries[0] as [string, TreeNode])[1]);
+          return { kind: "object", entries: [[onlyKey, { kind: "array", items: values, ...gap }]] };
+        }
         if (items.length >= 2 && items.every((item) => item.kind === "object")) {
           const table = recordsToTable(items);
           if (table !== undefined) {
@@ -363,12 +373,14 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
               droppedNoise.add(key);
               continue;
             }
-            if (text.length >= 24) {
-              if (stringsSeen.has(text)) {
+            // The same text twice in one record (`title`/`displaytitle`, `extract`/`extract_html`).
+            if (text.length >= 12) {
+              const signature = text.length > 20_000 ? text : text.replace(/\s+/g, " ");
+              if (stringsSeen.has(signature)) {
                 repeats += 1;
                 continue;
               }
-              stringsSeen.add(text);
+              stringsSeen.add(signature);
             }
           }
           entries.push([key, condensed]);

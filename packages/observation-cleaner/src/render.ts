@@ -42,7 +42,10 @@ export const RENDER_LEVELS: readonly RenderLimits[] = Object.freeze([
   { arrayHead: 1, arrayTail: 1, stringMax: 70, maxFields: UNLIMITED, maxDepth: 6, maxColumns: 8, summaryMax: 240 },
   { arrayHead: 1, arrayTail: 1, stringMax: 60, maxFields: 60, maxDepth: 5, maxColumns: 6, summaryMax: 200 },
   { arrayHead: 1, arrayTail: 1, stringMax: 50, maxFields: 30, maxDepth: 4, maxColumns: 5, summaryMax: 160 },
-  { arrayHead: 1, arrayTail: 1, stringMax: 40, maxFields: 12, maxDepth: 4, maxColumns: 4, summaryMax: 100 },
+  { arrayHead: 1, arrayTail: 1, stringMax: 50, maxFields: 30, maxDepth: 4, maxColumns: 4, summaryMax: 100 },
+  { arrayHead: 1, arrayTail: 1, stringMax: 45, maxFields: 24, maxDepth: 4, maxColumns: 3, summaryMax: 80 },
+  { arrayHead: 1, arrayTail: 1, stringMax: 40, maxFields: 18, maxDepth: 4, maxColumns: 3, summaryMax: 60 },
+  { arrayHead: 1, arrayTail: 1, stringMax: 40, maxFields: 12, maxDepth: 4, maxColumns: 3, summaryMax: 60 },
   { arrayHead: 1, arrayTail: 1, stringMax: 40, maxFields: 16, maxDepth: 3, maxColumns: 4, summaryMax: 120 },
 ]);
 
@@ -230,10 +233,15 @@ class TextRenderer {
   field(linePrefix: string, indent: string, rawKey: string, rawValue: TreeNode, depth: number): void {
     let key = rawKey;
     let value = rawValue;
-    while (value.kind === "object" && value.entries.length === 1) {
-      const [childKey, childValue] = value.entries[0] as [string, TreeNode];
-      key = `${key}.${childKey}`;
-      value = childValue;
+    for (;;) {
+      if (value.kind === "object" && value.entries.length === 1) {
+        const [childKey, childValue] = value.entries[0] as [string, TreeNode];
+        key = `${key}.${childKey}`;
+        value = childValue;
+      } else if (value.kind === "array" && value.items.length === 1 && value.skipped === undefined && value.items[0]?.kind === "object") {
+        // A list of one record reads as the record.
+        value = value.items[0];
+      } else break;
     }
     const priority = /(?:^|\.)(?:errors?|status|state|code|message|error_\w+|\w+_error)$/i.test(key);
     if (isScalar(value)) {
