@@ -613,7 +613,7 @@ describe("ToolExecutor schema interop", () => {
 
   describe("with a JSON schema", () => {
     it("adds confirm to the properties and reports the original tool's own validation failure as invalid input", async () => {
-      const jsonSchema = { type: "object", properties: { id: { type: "number" } }, required: ["id"] };
+      const jsonSchema = { type: "object" as const, properties: { id: { type: "number" as const } }, required: ["id"] };
       const lookup = new DynamicStructuredTool({
         name: "lookup_order",
         description: "Looks up an order.",
