@@ -25,3 +25,4 @@ export {
 } from "./metric-catalog";
 export { BoundedLabel, type BoundedLabelOptions } from "./bounded-label";
 export { MetricConflictError, MetricsOptionsError, ReinsMetricsError, type ReinsMetricsErrorOptions } from "./errors";
+export { startMetricsServer, type MetricsServer, type MetricsServerOptions } from "./metrics-server";
