@@ -630,3 +630,49 @@ describe("ToolExecutor schema interop", () => {
     });
   });
 });
+
+describe("ToolExecutor policy composition", () => {
+  describe("retry inside the breaker inside the fallback", () => {
+    it("counts each attempt against the circuit, then answers from the fallback without calling the tool", async () => {
+      jest.useFakeTimers();
+      const { events, toolCalls, options } = recorder();
+      const dead = scriptedStringTool("quotes", [
+        () => {
+          throw { status: 503, message: "unavailable" };
+        },
+      ]);
+      const executor = new ToolExecutor({
+        ...options,
+        defaults: {
+          retry: { maxAttempts: 2, initialDelayMs: 10, jitter: "none" },
+          circuitBreaker: { failureThreshold: 2, halfOpenAfterMs: 60_000 },
+          fallback: { message: "Quotes are delayed; last known price: 101.2." },
+          cache: { ttlMs: 60_000 },
+        },
+      });
+      const [wrapped] = executor.wrap([dead.tool]);
+      const first = await settleWithFakeTimers(wrapped.invoke("ACME"));
+      const second = await settleWithFakeTimers(wrapped.invoke("ACME"));
+      expect(first.value).toBe("Quotes are delayed; last known price: 101.2.");
+      expect(second.value).toBe("Quotes are delayed; last known price: 101.2.");
+      expect(dead.calls).toHaveLength(2);
+      expect(toolCalls().map((event) => event.outcome)).toEqual(["fallback", "fallback"]);
+      expect(ToolExecutionError.isInstance(toolCalls()[0].error)).toBe(true);
+      expect(CircuitOpenError.isInstance(toolCalls()[1].error)).toBe(true);
+      expect(events.filter((event) => event.type === "tool_retry")).toHaveLength(1);
+    });
+  });
+
+  describe("timeout inside the bulkhead", () => {
+    it("frees the slot when a hanging call is abandoned", async () => {
+      jest.useFakeTimers();
+      const flaky = scriptedStringTool("render", [() => never(), () => "second rendered"]);
+      const [wrapped] = new ToolExecutor({ defaults: { timeoutMs: 1000, retry: false, bulkhead: { maxConcurrent: 1, maxQueued: 1 } } }).wrap([flaky.tool]);
+      const both = Promise.all([wrapped.invoke("a"), wrapped.invoke("b")]);
+      const { value, elapsedMs } = await settleWithFakeTimers(both);
+      expect(value[0]).toMatch(/did not answer within 1 s/);
+      expect(value[1]).toBe("second rendered");
+      expect(elapsedMs).toBeLessThanOrEqual(1020);
+    });
+  });
+});
