@@ -22,7 +22,10 @@ export interface CleanerFixtureRow {
   readonly cutPercent: number;
   readonly tokens: number;
   readonly truncated: boolean;
+  /** Median wall time of one `cleanObservation` call. */
   readonly milliseconds: number;
+  /** Median CPU time of one call (less sensitive to other processes on a busy machine). */
+  readonly cpuMilliseconds: number;
   readonly keyFacts: number;
   readonly missingFacts: readonly string[];
 }
@@ -33,9 +36,12 @@ export interface CleanerScalingRow {
   readonly label: string;
   readonly rawChars: number;
   readonly cleanChars: number;
+  /** Median wall time of one call. */
   readonly milliseconds: number;
-  /** Milliseconds per megabyte of input: flat when growth is linear. */
-  readonly millisecondsPerMb: number;
+  /** Median CPU time of one call. */
+  readonly cpuMilliseconds: number;
+  /** CPU milliseconds per megabyte of input: flat when growth is linear. */
+  readonly cpuMillisecondsPerMb: number;
 }
 
 /** Everything the bench measured. */
@@ -74,14 +80,23 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
-function timeMedian(rounds: number, run: () => void): number {
-  const times: number[] = [];
+/** Median wall time and median CPU time (user + system of this process) of `rounds` runs, in ms. */
+function timeMedian(rounds: number, run: () => void): { wall: number; cpu: number } {
+  const wall: number[] = [];
+  const cpu: number[] = [];
   for (let round = 0; round < rounds; round += 1) {
+    const startCpu = process.cpuUsage();
     const start = performance.now();
     run();
-    times.push(performance.now() - start);
+    wall.push(performance.now() - start);
+    const used = process.cpuUsage(startCpu);
+    cpu.push((used.user + used.system) / 1000);
   }
-  return median(times);
+  return { wall: median(wall), cpu: median(cpu) };
+}
+
+function round2(value: number): number {
+  return Math.round(value * 100) / 100;
 }
 
 /** A JSON list response of about `bytes` characters: records with ids, prices as strings, nested objects, URLs. */
@@ -108,7 +123,7 @@ export function generateJson(bytes: number): string {
 
 /** An HTML page of about `bytes` characters: head, scripts, navigation, many article paragraphs, footer. */
 export function generateHtml(bytes: number): string {
-  const head = `<!doctype html><html><head><title>Generated news page</title><script>var tracking = ${JSON.stringify("x".repeat(200))};</script><style>.a{color:red}</style></head><body><nav><ul>${Array.from({ length: 20 }, (_, index) => `<li><a href="/s${index}">Section ${index}</a></li>`).join("")}</ul></nav><main><h1>Generated headline</h1>`;
+  const head = `<!doctype html><html><head><title>Generated news page</title><script>var tracking = ${JSON.stringify("x".repeat(40))};</script><style>.a{color:red}</style></head><body><nav><ul>${Array.from({ length: 6 }, (_, index) => `<li><a href="/s${index}">Section ${index}</a></li>`).join("")}</ul></nav><main><h1>Generated headline</h1>`;
   const tail = "</main><footer>© Example</footer></body></html>";
   const parts: string[] = [head];
   let size = head.length + tail.length;
@@ -153,7 +168,7 @@ export function runCleanerBench(options: CleanerBenchOptions = {}): CleanerBench
   const fixtures = index.map((entry): CleanerFixtureRow => {
     const raw = readFileSync(path.join(fixtureDir, entry.file), "utf8");
     const result = cleanObservation(raw);
-    const milliseconds = timeMedian(5, () => cleanObservation(raw));
+    const timing = timeMedian(5, () => cleanObservation(raw));
     const haystack = normalizeForFacts(result.text);
     const missingFacts = entry.key_facts.map(String).filter((fact) => !haystack.includes(normalizeForFacts(fact)));
     return {
@@ -163,7 +178,8 @@ export function runCleanerBench(options: CleanerBenchOptions = {}): CleanerBench
       cutPercent: Math.round((1 - result.cleanChars / result.rawChars) * 1000) / 10,
       tokens: result.tokens,
       truncated: result.truncated,
-      milliseconds: Math.round(milliseconds * 100) / 100,
+      milliseconds: round2(timing.wall),
+      cpuMilliseconds: round2(timing.cpu),
       keyFacts: entry.key_facts.length,
       missingFacts,
     };
@@ -175,14 +191,15 @@ export function runCleanerBench(options: CleanerBenchOptions = {}): CleanerBench
       const input = kind === "json" ? generateJson(bytes) : generateHtml(bytes);
       const rounds = bytes >= 10 * MB ? 3 : bytes >= MB ? 5 : 15;
       const result = cleanObservation(input);
-      const milliseconds = timeMedian(rounds, () => cleanObservation(input));
+      const timing = timeMedian(rounds, () => cleanObservation(input));
       scaling.push({
         kind,
         label: sizeLabel(bytes),
         rawChars: input.length,
         cleanChars: result.cleanChars,
-        milliseconds: Math.round(milliseconds * 100) / 100,
-        millisecondsPerMb: Math.round((milliseconds / (input.length / MB)) * 100) / 100,
+        milliseconds: round2(timing.wall),
+        cpuMilliseconds: round2(timing.cpu),
+        cpuMillisecondsPerMb: round2(timing.cpu / (input.length / MB)),
       });
     }
   }
@@ -203,18 +220,18 @@ export function runCleanerBench(options: CleanerBenchOptions = {}): CleanerBench
 export function formatCleanerBench(result: CleanerBenchResult): string {
   const lines = [
     "Observation cleaner — fixtures (default options: maxChars 6000, style text)",
-    "fixture                                       raw chars → clean chars   cut %   tokens    ms  facts",
+    "fixture                                       raw chars → clean chars   cut %   tokens  wall ms  cpu ms  facts",
     ...result.fixtures.map(
       (row) =>
-        `${row.id.padEnd(45)} ${String(row.rawChars).padStart(9)} → ${String(row.cleanChars).padStart(6)}   ${row.cutPercent.toFixed(1).padStart(6)}  ${String(row.tokens).padStart(6)}  ${row.milliseconds.toFixed(1).padStart(5)}  ${row.keyFacts - row.missingFacts.length}/${row.keyFacts}${row.missingFacts.length > 0 ? ` missing ${JSON.stringify(row.missingFacts)}` : ""}`,
+        `${row.id.padEnd(45)} ${String(row.rawChars).padStart(9)} → ${String(row.cleanChars).padStart(6)}   ${row.cutPercent.toFixed(1).padStart(6)}  ${String(row.tokens).padStart(6)}  ${row.milliseconds.toFixed(1).padStart(7)} ${row.cpuMilliseconds.toFixed(1).padStart(7)}  ${row.keyFacts - row.missingFacts.length}/${row.keyFacts}${row.missingFacts.length > 0 ? ` missing ${JSON.stringify(row.missingFacts)}` : ""}`,
     ),
     `median cut ${result.medianCutPercent.toFixed(1)} %; key facts kept ${result.factsKept}/${result.factsTotal}; fixtures with every fact ${result.fixturesWithAllFacts}/${result.fixtures.length}`,
     "",
     "Scaling (generated inputs)",
-    "kind  size      raw chars   clean chars       ms    ms/MB",
+    "kind  size      raw chars   clean chars   wall ms    cpu ms  cpu ms/MB",
     ...result.scaling.map(
       (row) =>
-        `${row.kind.padEnd(5)} ${row.label.padEnd(7)} ${String(row.rawChars).padStart(11)}   ${String(row.cleanChars).padStart(11)} ${row.milliseconds.toFixed(2).padStart(8)} ${row.millisecondsPerMb.toFixed(1).padStart(8)}`,
+        `${row.kind.padEnd(5)} ${row.label.padEnd(7)} ${String(row.rawChars).padStart(11)}   ${String(row.cleanChars).padStart(11)} ${row.milliseconds.toFixed(2).padStart(9)} ${row.cpuMilliseconds.toFixed(2).padStart(9)} ${row.cpuMillisecondsPerMb.toFixed(1).padStart(10)}`,
     ),
   ];
   return lines.join("\n");
