@@ -4,7 +4,7 @@ import { DynamicStructuredTool, DynamicTool } from "@langchain/core/tools";
 import { z } from "zod";
 import { ReplayChatModel } from "./__fixtures__/replay-chat-model";
 import type { ReinsEvent } from "@reins/core";
-import { createReactAgent, ReactAgentOptionsError, ReinsReactAgent } from "./index";
+import { createReactAgent, ReactAgentOptionsError, ReinsReactAgent, trimContinuation } from "./index";
 
 // LangChain's hwchase17/react prompt, verbatim.
 const REACT_PROMPT = PromptTemplate.fromTemplate(`Answer the following questions as best you can. You have access to the following tools:
@@ -92,6 +92,27 @@ async function setUp(outputs: string[], options: { honorStop?: boolean; loopCont
   const executor = new AgentExecutor({ agent, tools: agent.tools, handleParsingErrors: true, maxIterations: 10 });
   return { harness, llm, agent, executor };
 }
+
+describe("trimContinuation", () => {
+  describe("when the reply runs on past its action", () => {
+    it("cuts at the first invented Observation line", () => {
+      expect(trimContinuation("Thought: t\nAction: a\nAction Input: x\n**Observation:** fake\nFinal Answer: y")).toBe(
+        "Thought: t\nAction: a\nAction Input: x",
+      );
+    });
+
+    it("cuts at a new Question line", () => {
+      expect(trimContinuation("Action: a\nAction Input: x\n\nQuestion: next?")).toBe("Action: a\nAction Input: x");
+    });
+  });
+
+  describe("when an Observation is echoed before anything else", () => {
+    it("keeps the reply", () => {
+      const text = "Observation: echoed\nThought: t\nAction: a\nAction Input: x";
+      expect(trimContinuation(text)).toBe(text);
+    });
+  });
+});
 
 describe("createReactAgent", () => {
   describe("options", () => {
@@ -197,6 +218,7 @@ describe("createReactAgent", () => {
       expect(harness.calls).toEqual([{ tool: "capital", input: "France" }]);
       expect(result.output).toBe("Paris");
       expect(llm.calls[1].prompt).toContain("Observation: Paris");
+      expect(llm.calls[1].prompt).not.toContain("Lyon");
     });
 
     it("ends a repeating run gracefully with stopReason and the escape hatch (loop control in finish mode)", async () => {

@@ -7,10 +7,14 @@ import { Runnable, RunnablePassthrough, RunnableSequence, type RunnableConfig } 
 import type { StructuredToolInterface, ToolInterface } from "@langchain/core/tools";
 import {
   buildLoopStopFinish,
+  createReActLabelSet,
+  DEFAULT_REACT_LABELS,
+  matchReActLabel,
   RunContextStore,
   runIdsFrom,
   type LoopFinishOptions,
   type LoopStopDecision,
+  type ReActLabelSet,
   type ReinsEventListener,
   type ReinsEventRecorder,
 } from "@reins/core";
@@ -216,10 +220,33 @@ function isAgentFinish(result: AgentAction | AgentFinish): result is AgentFinish
   return "returnValues" in result;
 }
 
+const CONTINUATION_REPAIRS = new Set(["hallucinated_observation_cut", "new_question_cut"]);
+
+/**
+ * The reply up to the continuation the parser cut (a model-written `Observation:` or `Question:`
+ * line after the step began), so the scratchpad, built from `action.log`, never shows the model an
+ * observation it invented. Only called when the parser reported such a cut.
+ */
+export function trimContinuation(text: string, labels: ReActLabelSet = DEFAULT_REACT_LABELS): string {
+  let offset = 0;
+  let stepStarted = false;
+  for (const line of text.split("\n")) {
+    const match = matchReActLabel(line, labels);
+    if (match !== undefined && (match.label === "observation" || match.label === "question")) {
+      if (stepStarted) return text.slice(0, offset).trimEnd();
+    } else if (line.trim().length > 0) {
+      stepStarted = true;
+    }
+    offset += line.length + 1;
+  }
+  return text;
+}
+
 /**
  * The last step of one planning call: the hardened parser, told how many observations the run
  * has seen (for the `requireObservationBeforeFinalAnswer` validator), marking a normal finish with
- * `stopReason: "final_answer"`. A parser run in LangChain's callbacks, as the stock agent's is.
+ * `stopReason: "final_answer"`, and keeping an invented continuation out of the action's `log`.
+ * A parser run in LangChain's callbacks, as the stock agent's is.
  */
 class ReActStepParser extends BaseOutputParser<AgentAction | AgentFinish> {
   static override lc_name(): string {
@@ -230,15 +257,23 @@ class ReActStepParser extends BaseOutputParser<AgentAction | AgentFinish> {
 
   constructor(
     private readonly parser: HardenedReActOutputParser,
+    private readonly labels: ReActLabelSet,
     private readonly observationCount: number,
   ) {
     super();
   }
 
   async parse(text: string): Promise<AgentAction | AgentFinish> {
-    const result = await this.parser.parseWithContext(text, { observationCount: this.observationCount });
-    if (!isAgentFinish(result)) return result;
-    return { ...result, returnValues: { ...result.returnValues, stopReason: "final_answer" } };
+    const report = this.parser.parseDetailed(text, { observationCount: this.observationCount });
+    if (!report.ok) throw report.error;
+    const { result } = report;
+    if (isAgentFinish(result)) {
+      return { ...result, returnValues: { ...result.returnValues, stopReason: "final_answer" } };
+    }
+    if (report.repairs.some((repair) => CONTINUATION_REPAIRS.has(repair))) {
+      return { ...result, log: trimContinuation(result.log, this.labels) };
+    }
+    return result;
   }
 
   getFormatInstructions(): string {
@@ -251,6 +286,8 @@ export interface ReinsReactAgentFields {
   readonly prompt: BasePromptTemplate;
   readonly llmWithStop: Runnable;
   readonly parser: HardenedReActOutputParser;
+  /** The labels the parser reads (to trim an invented continuation from an action's log). */
+  readonly labels: ReActLabelSet;
   readonly tools: StructuredToolInterface[];
   readonly callbacks: BaseCallbackHandler[];
   readonly runContext: RunContextStore;
@@ -297,6 +334,7 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
   private readonly prompt: BasePromptTemplate;
   private readonly llmWithStop: Runnable;
   private readonly loopFinish: LoopFinishOptions;
+  private readonly labels: ReActLabelSet;
   private readonly scratchpad = RunnablePassthrough.assign({
     agent_scratchpad: (input: Record<string, unknown>) => formatReActScratchpad((input.steps as AgentStep[] | undefined) ?? []),
   });
@@ -307,6 +345,7 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
     this.prompt = fields.prompt;
     this.llmWithStop = fields.llmWithStop;
     this.parser = fields.parser;
+    this.labels = fields.labels;
     this.tools = fields.tools;
     this.callbacks = fields.callbacks;
     this.runContext = fields.runContext;
@@ -361,7 +400,7 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
   private planner(input: ReactAgentInput): Runnable<ReactAgentInput, AgentAction | AgentFinish> {
     const observationCount = (input.steps ?? []).filter((step) => step.action.tool !== "_Exception").length;
     return RunnableSequence.from<ReactAgentInput, AgentAction | AgentFinish>(
-      [this.scratchpad, this.prompt, this.llmWithStop, new ReActStepParser(this.parser, observationCount)],
+      [this.scratchpad, this.prompt, this.llmWithStop, new ReActStepParser(this.parser, this.labels, observationCount)],
       "ReactAgent",
     );
   }
@@ -467,6 +506,7 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
     prompt: partialedPrompt,
     llmWithStop,
     parser,
+    labels: resolved.parser.labels === undefined ? DEFAULT_REACT_LABELS : createReActLabelSet(resolved.parser.labels, resolved.parser.replaceLabels ?? false),
     tools,
     callbacks: loopControl === undefined ? [] : [loopControl],
     runContext,

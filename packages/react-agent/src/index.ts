@@ -3,6 +3,7 @@ export {
   DEFAULT_REACT_AGENT_OPTIONS,
   ReinsReactAgent,
   resolveReactAgentOptions,
+  trimContinuation,
   type CreateReactAgentOptions,
   type ReactAgentInput,
   type ReactAgentLoopControlOptions,
