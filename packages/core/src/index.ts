@@ -43,8 +43,10 @@ export {
 export { actionKey, fingerprintObservation, normalizeToolInput, stableStringify } from "./fingerprint";
 export {
   buildLoopStopFinish,
+  stripLoopNotes,
   DEFAULT_LOOP_FINISH_OPTIONS,
   LOOP_FINISH_INTROS,
+  LOOP_NOTE_PREFIXES,
   type LoopFinishOptions,
   type LoopFinishStep,
   type LoopStopFinish,

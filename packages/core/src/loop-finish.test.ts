@@ -1,10 +1,13 @@
-import { buildLoopStopFinish, DEFAULT_LOOP_FINISH_OPTIONS } from "./loop-finish";
+import { buildLoopStopFinish, DEFAULT_LOOP_FINISH_OPTIONS, stripLoopNotes } from "./loop-finish";
 
 describe("buildLoopStopFinish", () => {
   const steps = [
     { action: { tool: "search", toolInput: "weather Paris" }, observation: "22 °C and sunny" },
     { action: { tool: "_Exception", toolInput: "Invalid Format" }, observation: "Invalid Format" },
-    { action: { tool: "search", toolInput: "weather Paris" }, observation: "22 °C and sunny" },
+    {
+      action: { tool: "search", toolInput: "weather Paris" },
+      observation: "22 °C and sunny\n\n[Loop notice] You already called search with this input (2 times now).",
+    },
   ];
 
   describe("with findings", () => {
@@ -35,6 +38,17 @@ describe("buildLoopStopFinish", () => {
     });
   });
 
+  describe("with polling results", () => {
+    it("keeps only the latest result of the same call", () => {
+      const finish = buildLoopStopFinish({ reason: "stall", message: "m" }, [
+        { action: { tool: "job", toolInput: "42" }, observation: "running" },
+        { action: { tool: "job", toolInput: "42" }, observation: "done" },
+      ]);
+      expect(finish.returnValues.output).toContain("- job(42): done");
+      expect(finish.returnValues.output).not.toContain("running");
+    });
+  });
+
   describe("without findings", () => {
     it("says nothing useful was found and uses a custom output key and escape hatch", () => {
       const finish = buildLoopStopFinish({ reason: "time_budget", message: "m" }, [], {
@@ -45,5 +59,14 @@ describe("buildLoopStopFinish", () => {
       expect(finish.returnValues.output).toContain("I did not find anything useful yet.");
       expect(finish.returnValues.output.endsWith("Type 'human' to reach a person.")).toBe(true);
     });
+  });
+});
+
+describe("stripLoopNotes", () => {
+  it("removes note lines and keeps the tool's own text", () => {
+    expect(stripLoopNotes("22 °C\n\n[Loop notice] You already called search.\n[Budget notice] Only 1 steps left.")).toBe("22 °C");
+  });
+  it("returns text without notes unchanged", () => {
+    expect(stripLoopNotes("  a\nb  ")).toBe("  a\nb  ");
   });
 });

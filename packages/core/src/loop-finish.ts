@@ -10,6 +10,28 @@ import { stableStringify } from "./fingerprint";
  * importing `@reins/loop-control`.
  */
 
+/**
+ * Line prefixes of the notes loop control asks the wrapped tools to append to an observation
+ * (`RunContext.loop.pendingNotes`). One definition so the notes can be recognised and removed.
+ */
+export const LOOP_NOTE_PREFIXES: readonly string[] = Object.freeze(["[Loop notice]", "[Budget notice]"]);
+
+/**
+ * Removes loop-control notes (lines starting with one of {@link LOOP_NOTE_PREFIXES}) from an
+ * observation, leaving the tool's own result.
+ *
+ * @param observation - an observation as the model saw it
+ * @returns the observation without note lines, trimmed at the end
+ */
+export function stripLoopNotes(observation: string): string {
+  if (!LOOP_NOTE_PREFIXES.some((prefix) => observation.includes(prefix))) return observation;
+  return observation
+    .split("\n")
+    .filter((line) => !LOOP_NOTE_PREFIXES.some((prefix) => line.trimStart().startsWith(prefix)))
+    .join("\n")
+    .trimEnd();
+}
+
 /** A completed step, structurally LangChain's `AgentStep`. */
 export interface LoopFinishStep {
   readonly action: { readonly tool: string; readonly toolInput: unknown };
@@ -82,8 +104,9 @@ function oneLine(value: unknown, maxChars: number): string {
  *
  * `returnValues` carries the answer under `outputKey` (and under `output`) plus `stopReason`, so
  * AgentExecutor's result has `{ output, stopReason }`. `log` holds the operator-facing decision
- * message. The answer lists the most recent distinct tool results (tool, input, observation),
- * skipping empty observations and parse-error steps.
+ * message. The answer lists the latest result of each distinct call (tool and input), oldest
+ * first, without loop notes ({@link stripLoopNotes}), skipping empty observations and
+ * parse-error steps.
  *
  * @param decision - the run's `RunContext.loop.stop`
  * @param steps - the steps the executor passed to the agent's `plan` (AgentStep[])
@@ -106,18 +129,20 @@ export function buildLoopStopFinish(
   const outputKey = options.outputKey ?? DEFAULT_LOOP_FINISH_OPTIONS.outputKey;
   const ignoreTools = new Set(options.ignoreTools ?? DEFAULT_LOOP_FINISH_OPTIONS.ignoreTools);
 
+  // Latest result per tool and input, most recent last; loop notes removed.
   const findings: string[] = [];
   const seen = new Set<string>();
   for (let index = steps.length - 1; index >= 0 && findings.length < maxFindings; index -= 1) {
     const step = steps[index];
     if (ignoreTools.has(step.action.tool)) continue;
-    const observation = oneLine(step.observation ?? "", maxObservationChars);
+    const raw = typeof step.observation === "string" ? stripLoopNotes(step.observation) : step.observation;
+    const observation = oneLine(raw ?? "", maxObservationChars);
     if (observation.length === 0) continue;
     const input = oneLine(step.action.toolInput ?? "", 120);
-    const finding = `- ${step.action.tool}(${input}): ${observation}`;
-    if (seen.has(finding)) continue;
-    seen.add(finding);
-    findings.unshift(finding);
+    const call = `${step.action.tool}(${input})`;
+    if (seen.has(call)) continue;
+    seen.add(call);
+    findings.unshift(`- ${call}: ${observation}`);
   }
 
   const lines = [LOOP_FINISH_INTROS[decision.reason] ?? LOOP_FINISH_INTROS.error];

@@ -49,8 +49,6 @@ describe("LoopControlHandler", () => {
         [
           "I stopped because I kept repeating the same step without getting new information.",
           "What I found so far:",
-          "- search(weather in Paris): 22 °C (call 1)",
-          "- search(weather in Paris): 22 °C (call 2)",
           "- search(weather in Paris): 22 °C (call 3)",
           "",
           "Type 'human' to reach a person.",

@@ -4,6 +4,13 @@
  * drains `RunContext.loop.pendingNotes`), so they are short, specific and say what to do instead.
  */
 
+import { LOOP_NOTE_PREFIXES } from "@reins/core";
+
+/** First words of a loop note: `@reins/core`'s `stripLoopNotes` recognises them. */
+const LOOP_NOTICE = LOOP_NOTE_PREFIXES[0];
+/** First words of a budget note. */
+const BUDGET_NOTICE = LOOP_NOTE_PREFIXES[1];
+
 /** What a note may mention. */
 export interface NoteFacts {
   readonly toolName: string;
@@ -21,36 +28,36 @@ export const EXCEPTION_TOOL_NAME = "_Exception";
 /** Note for a repeated action. */
 export function repeatNote(facts: NoteFacts): string {
   if (facts.toolName === EXCEPTION_TOOL_NAME) {
-    return `[Loop notice] You made the same format mistake ${facts.count} times. Write exactly "Action:" and "Action Input:" lines, or "Final Answer:" if you can answer.`;
+    return `${LOOP_NOTICE} You made the same format mistake ${facts.count} times. Write exactly "Action:" and "Action Input:" lines, or "Final Answer:" if you can answer.`;
   }
   const result =
     facts.previousObservation === undefined
       ? "Calling it again will not give a new result."
       : `It returned: ${facts.previousObservation}`;
-  return `[Loop notice] You already called ${facts.toolName} with this input (${facts.count} times now). ${result} Use that result, try a different action, or give your Final Answer.`;
+  return `${LOOP_NOTICE} You already called ${facts.toolName} with this input (${facts.count} times now). ${result} Use that result, try a different action, or give your Final Answer.`;
 }
 
 /** Note for a cycle of actions. */
 export function cycleNote(facts: NoteFacts): string {
   const path = (facts.cycleTools ?? [facts.toolName]).join(" → ");
-  return `[Loop notice] You are going in circles (${path}, repeated). These steps will not give new results: use what you found, try something different, or give your Final Answer.`;
+  return `${LOOP_NOTICE} You are going in circles (${path}, repeated). These steps will not give new results: use what you found, try something different, or give your Final Answer.`;
 }
 
 /** Note for stalled (near-duplicate) thoughts. */
 export function stallNote(facts: NoteFacts): string {
-  return `[Loop notice] Your last ${facts.count} thoughts say nearly the same thing, so you are not making progress. Use what you found, try a different approach, or give your Final Answer.`;
+  return `${LOOP_NOTICE} Your last ${facts.count} thoughts say nearly the same thing, so you are not making progress. Use what you found, try a different approach, or give your Final Answer.`;
 }
 
 /** Note when a budget is almost used up. */
 export function budgetNote(kind: "max_steps" | "time_budget" | "token_budget" | "cost_budget", remaining: string): string {
   switch (kind) {
     case "max_steps":
-      return `[Budget notice] Only ${remaining} steps left. Give your Final Answer soon with what you have.`;
+      return `${BUDGET_NOTICE} Only ${remaining} steps left. Give your Final Answer soon with what you have.`;
     case "time_budget":
-      return `[Budget notice] Time is almost up (${remaining} left). Give your Final Answer soon with what you have.`;
+      return `${BUDGET_NOTICE} Time is almost up (${remaining} left). Give your Final Answer soon with what you have.`;
     case "token_budget":
     case "cost_budget":
-      return `[Budget notice] The usage budget is almost spent. Give your Final Answer soon with what you have.`;
+      return `${BUDGET_NOTICE} The usage budget is almost spent. Give your Final Answer soon with what you have.`;
   }
 }
 
