@@ -114,6 +114,15 @@ export interface StackTiming {
   readonly name: string;
   /** Median over rounds of (run wall time / tool steps), in milliseconds. */
   readonly msPerStep: number;
+  /**
+   * Median over rounds of (process CPU time, user + system / tool steps), in milliseconds: less
+   * sensitive than wall time to other processes on a busy machine.
+   */
+  readonly cpuMsPerStep: number;
+  /** `cpuMsPerStep` divided by the bare stock stack's. */
+  readonly cpuRatioToBareStock: number;
+  /** `cpuMsPerStep` divided by the stock stack with one no-op callback handler. */
+  readonly cpuRatioToStockWithNoopHandler: number;
   /** `msPerStep` divided by the bare stock stack's. */
   readonly ratioToBareStock: number;
   /** `msPerStep` divided by the stock stack with one no-op callback handler. */
@@ -202,16 +211,21 @@ export async function runToolExecutorBench(options: ToolExecutorBenchOptions = {
   ];
   const runners = await Promise.all(stacks.map((stack) => stack.prepare(stepsPerRun)));
   const perRoundMs: number[][] = stacks.map(() => []);
+  const perRoundCpuMs: number[][] = stacks.map(() => []);
   for (const runner of runners) for (let index = 0; index < 5; index += 1) await runner();
   for (let round = 0; round < rounds; round += 1) {
     // Interleave stacks within each round so machine noise hits all of them alike.
     for (const [index, runner] of runners.entries()) {
       const startedAt = performance.now();
+      const cpuAtStart = process.cpuUsage();
       for (let run = 0; run < runsPerRound; run += 1) await runner();
+      const cpu = process.cpuUsage(cpuAtStart);
       perRoundMs[index].push((performance.now() - startedAt) / runsPerRound / stepsPerRun);
+      perRoundCpuMs[index].push((cpu.user + cpu.system) / 1000 / runsPerRound / stepsPerRun);
     }
   }
   const msPerStep = perRoundMs.map((values) => median(values));
+  const cpuMsPerStep = perRoundCpuMs.map((values) => median(values));
   const bare = msPerStep[0];
   const withNoop = msPerStep[1];
   return {
@@ -232,6 +246,9 @@ export async function runToolExecutorBench(options: ToolExecutorBenchOptions = {
         msPerStep: msPerStep[index],
         ratioToBareStock: msPerStep[index] / bare,
         ratioToStockWithNoopHandler: msPerStep[index] / withNoop,
+        cpuMsPerStep: cpuMsPerStep[index],
+        cpuRatioToBareStock: cpuMsPerStep[index] / cpuMsPerStep[0],
+        cpuRatioToStockWithNoopHandler: cpuMsPerStep[index] / cpuMsPerStep[1],
       })),
     },
   };
@@ -247,7 +264,8 @@ function report(result: ToolExecutorBenchResult): string {
     `per step (${result.perStep.stepsPerRun} steps/run, ${result.perStep.runsPerRound} runs/round, median of ${result.perStep.rounds} rounds):`,
     ...result.perStep.stacks.map(
       (stack) =>
-        `  ${stack.name.padEnd(66)} ${stack.msPerStep.toFixed(3)} ms  ×${stack.ratioToBareStock.toFixed(2)} bare  ×${stack.ratioToStockWithNoopHandler.toFixed(2)} with no-op handler`,
+        `  ${stack.name}\n    wall ${stack.msPerStep.toFixed(3)} ms  ×${stack.ratioToBareStock.toFixed(2)} bare  ×${stack.ratioToStockWithNoopHandler.toFixed(2)} vs no-op handler` +
+        ` | cpu ${stack.cpuMsPerStep.toFixed(3)} ms  ×${stack.cpuRatioToBareStock.toFixed(2)} bare  ×${stack.cpuRatioToStockWithNoopHandler.toFixed(2)} vs no-op handler`,
     ),
   ];
   return lines.join("\n");
