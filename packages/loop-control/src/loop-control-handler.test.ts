@@ -226,6 +226,24 @@ describe("LoopControlHandler", () => {
       expect(error.steps).toHaveLength(5);
     });
 
+    it("throws again at the next planning step when a model-start throw was swallowed inside a tool", async () => {
+      let now = 0;
+      const { handler, driver } = setup({ maxDurationMs: 1000, now: () => now });
+      const run = driver();
+      await run.start();
+      await run.step(search("a"));
+      now = 5000;
+      // A tool that calls a model itself: the stop error thrown there never reaches the executor.
+      await handler.handleToolStart({ lc: 1, type: "not_implemented", id: ["t"] }, "x", "tool-1", "run-1", undefined, undefined, "search");
+      await expect(
+        handler.handleChatModelStart({ lc: 1, type: "not_implemented", id: ["m"] }, [], "nested-llm", "tool-1"),
+      ).rejects.toMatchObject({ stopReason: "time_budget" });
+      await handler.handleToolEnd("", "tool-1", "run-1");
+      const error = await run.step(search("b"));
+      expect(BudgetExceededError.isInstance(error)).toBe(true);
+      expect(handler.runContext.size).toBe(0);
+    });
+
     it("stops on wall time, checked at the next model start", async () => {
       let now = 1_000;
       const { driver } = setup({ maxDurationMs: 10_000, now: () => now });

@@ -579,8 +579,9 @@ export class LoopControlHandler extends BaseCallbackHandler {
       );
       state.llmRuns.set(runId, { startedAtMs: this.options.now(), inputText, model });
       this.checkBudgets(state, context);
+      // `thrown` stays false: a model call inside a tool (a nested chain) may have its error
+      // swallowed by the executor's tool error handling, so the next action throws again.
       if (this.options.mode === "throw" && state.pending !== undefined && !state.thrown) {
-        state.thrown = true;
         state.llmRuns.delete(runId);
         stopError = state.pending();
       }
