@@ -1,0 +1,68 @@
+// Shared helpers for the packaging scripts: the list of published packages and a child-process
+// runner that fails loudly.
+import { spawn } from "node:child_process";
+import { readFileSync, readdirSync, existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/**
+ * The published workspace packages (packages/*, not private), in directory order.
+ * @returns {{ name: string, dir: string, manifest: Record<string, any> }[]}
+ */
+export function listPackages() {
+  const packagesDir = path.join(repoRoot, "packages");
+  return readdirSync(packagesDir)
+    .map((entry) => path.join(packagesDir, entry))
+    .filter((dir) => existsSync(path.join(dir, "package.json")))
+    .map((dir) => {
+      const manifest = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8"));
+      return { name: manifest.name, dir, manifest };
+    })
+    .filter((pkg) => pkg.manifest.private !== true);
+}
+
+/**
+ * Runs a command and resolves with its exit code and combined output (never rejects on a
+ * non-zero exit; rejects only when the command cannot start).
+ * @param {string} command
+ * @param {string[]} args
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv }} [options]
+ * @returns {Promise<{ code: number, output: string }>}
+ */
+export function run(command, args, options = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd: options.cwd ?? repoRoot,
+      env: { ...process.env, FORCE_COLOR: "0", NO_COLOR: "1", ...options.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code: code ?? 1, output }));
+  });
+}
+
+/**
+ * Runs `worker` over `items` with at most `limit` in flight; results keep the input order.
+ * @template T, R
+ * @param {T[]} items
+ * @param {number} limit
+ * @param {(item: T) => Promise<R>} worker
+ * @returns {Promise<R[]>}
+ */
+export async function mapLimit(items, limit, worker) {
+  const results = new Array(items.length);
+  let next = 0;
+  async function lane() {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await worker(items[index]);
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
+}
