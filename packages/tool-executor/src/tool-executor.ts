@@ -734,7 +734,11 @@ export class ToolExecutor {
       attemptState.attempts += 1;
       if (state.timeout === undefined) return this.callOriginal(state, toolInput, signal, config);
       try {
-        return await state.timeout.execute(({ signal: attemptSignal }) => this.callOriginal(state, toolInput, attemptSignal, config), signal);
+        // Without a caller signal nothing upstream can abort, so skip cockatiel's parent-signal listener.
+        return await state.timeout.execute(
+          ({ signal: attemptSignal }) => this.callOriginal(state, toolInput, attemptSignal, config),
+          parentSignal === undefined ? undefined : signal,
+        );
       } catch (error) {
         if (error instanceof TaskCancelledError && parentSignal?.aborted !== true) {
           throw new ToolTimeoutError({ toolName, timeoutMs: policy.timeoutMs, cause: error });
