@@ -375,7 +375,7 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
             }
             // The same text twice in one record (`title`/`displaytitle`, `extract`/`extract_html`).
             if (text.length >= 12) {
-              const signature = text.length > 20_000 ? text : text.replace(/\s+/g, " ");
+              const signature = text.length > 20_000 || !/\s\s|[\n\t]/.test(text) ? text : text.replace(/\s+/g, " ");
               if (stringsSeen.has(signature)) {
                 repeats += 1;
                 continue;
@@ -390,11 +390,22 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
         const only = entries[0] as [string, TreeNode];
         if (entries.length === 1 && only[1].kind === "table" && only[0].includes(" | ")) return only[1];
         // Outcome fields first: errors, then status, then the rest in source order.
-        if (entries.some(([key]) => keyPriority(key) > 0)) {
-          entries = entries
-            .map((entry, index) => ({ entry, index, priority: keyPriority(entry[0]) }))
-            .sort((left, right) => right.priority - left.priority || left.index - right.index)
-            .map(({ entry }) => entry);
+        let firstOther = -1;
+        let needsOrdering = false;
+        for (let index = 0; index < entries.length; index += 1) {
+          const priority = keyPriority((entries[index] as [string, TreeNode])[0]);
+          if (priority === 0 && firstOther === -1) firstOther = index;
+          else if (priority > 0 && (firstOther !== -1 || priority === 2)) needsOrdering = true;
+        }
+        if (needsOrdering) {
+          const errors: Array<[string, TreeNode]> = [];
+          const statuses: Array<[string, TreeNode]> = [];
+          const others: Array<[string, TreeNode]> = [];
+          for (const entry of entries) {
+            const priority = keyPriority(entry[0]);
+            (priority === 2 ? errors : priority === 1 ? statuses : others).push(entry);
+          }
+          entries = [...errors, ...statuses, ...others];
         }
         const condensed: ObjectNode = { kind: "object", entries };
         // A record repeated word for word (the same user object four times) is written once.

@@ -176,7 +176,11 @@ export function normalizeControlCharacters(text: string, notes: Notes): string {
   return output;
 }
 
+// Printable ASCII with no backslash needs none of the repairs: one native scan decides.
+const NEEDS_DECODING = /[^\x20-\x5b\x5d-\x7e\n\t]/;
+
 /** All text-level repairs, in order: control characters, `\uXXXX` escapes, mojibake. */
 export function decodeText(text: string, notes: Notes): string {
+  if (!NEEDS_DECODING.test(text)) return text;
   return repairMojibake(decodeUnicodeEscapes(normalizeControlCharacters(text, notes), notes), notes);
 }

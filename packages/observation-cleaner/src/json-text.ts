@@ -2,7 +2,9 @@
  * A JSON reader that keeps every number's source text (`199.00`, `1.0`, `12345678901234567890`
  * stay as written; `JSON.parse` would turn them into `199`, `1` and `12345678901234567000`).
  * Iterative, so nesting depth cannot overflow the stack; values nested deeper than `maxDepth`
- * are skipped in one linear scan and replaced by a marker. Linear in the input length.
+ * are skipped in one linear scan and replaced by a marker. In a list longer than
+ * READ_HEAD_ITEMS + READ_TAIL_ITEMS the middle items are scanned past without being built (only
+ * their count is kept) and the last READ_TAIL_ITEMS are built at the end. Linear in the input.
  */
 import type { Notes } from "./decode";
 import { tooDeepMarker } from "./messages";
@@ -11,40 +13,11 @@ import { NULL_NODE, READ_HEAD_ITEMS, READ_TAIL_ITEMS, markerNode, type ArrayNode
 interface Frame {
   readonly node: ObjectNode | ArrayNode;
   key: string;
-  /** Items past the head of a long list, the last READ_TAIL_ITEMS of them (a ring). */
-  tail?: TreeNode[];
-  tailStart?: number;
-  count?: number;
-}
-
-function attachToArray(frame: Frame, node: ArrayNode, value: TreeNode): void {
-  const count = frame.count ?? 0;
-  frame.count = count + 1;
-  if (count < READ_HEAD_ITEMS) {
-    node.items.push(value);
-    return;
-  }
-  const tail = (frame.tail ??= []);
-  if (tail.length < READ_TAIL_ITEMS) tail.push(value);
-  else {
-    const start = frame.tailStart ?? 0;
-    tail[start] = value;
-    frame.tailStart = (start + 1) % READ_TAIL_ITEMS;
-  }
-}
-
-function closeArray(frame: Frame, node: ArrayNode, notes: Notes): void {
-  const tail = frame.tail;
-  if (tail === undefined) return;
-  const start = frame.tailStart ?? 0;
-  const ordered = start === 0 ? tail : [...tail.slice(start), ...tail.slice(0, start)];
-  const skipped = (frame.count ?? 0) - READ_HEAD_ITEMS - ordered.length;
-  if (skipped > 0) {
-    node.skipped = skipped;
-    node.skippedAt = node.items.length;
-    notes.add(`read the first ${READ_HEAD_ITEMS} and last ${READ_TAIL_ITEMS} items of long lists; the middle was counted, not read`);
-  }
-  for (const item of ordered) node.items.push(item);
+  /** Items seen in a list. */
+  count: number;
+  /** Source ranges [start, end] of items past the head of a long list: the last READ_TAIL_ITEMS (a ring). */
+  tail?: Array<[number, number]>;
+  tailStart: number;
 }
 
 const ESCAPES: Readonly<Record<string, string>> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
@@ -80,6 +53,19 @@ export function parseJsonText(
 
   const skipWhitespace = (): void => {
     while (position < length && isWhitespace(text.charCodeAt(position))) position += 1;
+  };
+
+  // Moves past a string starting at `position` (on the opening quote). False when unterminated.
+  const skipString = (): boolean => {
+    let index = position + 1;
+    for (;;) {
+      if (index >= length) return false;
+      const code = text.charCodeAt(index);
+      if (code === 0x22) break;
+      index += code === 0x5c ? 2 : 1;
+    }
+    position = index + 1;
+    return true;
   };
 
   // Reads a string starting at `position` (on the opening quote). Returns undefined on error.
@@ -119,7 +105,7 @@ export function parseJsonText(
     while (position < length) {
       const code = text.charCodeAt(position);
       if (code === 0x22) {
-        if (readString() === undefined) return false;
+        if (!skipString()) return false;
         continue;
       }
       if (code === 0x7b || code === 0x5b) depth += 1;
@@ -135,12 +121,57 @@ export function parseJsonText(
     return false;
   };
 
+  // Skips any one value (a list item that will not be built).
+  const skipValue = (): boolean => {
+    const code = text.charCodeAt(position);
+    if (code === 0x7b || code === 0x5b) return skipBalanced();
+    if (code === 0x22) return skipString();
+    const start = position;
+    while (position < length) {
+      const next = text.charCodeAt(position);
+      if (next === 0x2c || next === 0x5d || next === 0x7d || isWhitespace(next)) break;
+      position += 1;
+    }
+    return position > start;
+  };
+
+  const closeList = (frame: Frame, node: ArrayNode): boolean => {
+    const tail = frame.tail;
+    if (tail === undefined) return true;
+    const ordered = frame.tailStart === 0 ? tail : [...tail.slice(frame.tailStart), ...tail.slice(0, frame.tailStart)];
+    const skipped = frame.count - READ_HEAD_ITEMS - ordered.length;
+    if (skipped > 0) {
+      node.skipped = skipped;
+      node.skippedAt = node.items.length;
+      notes.add(`read the first ${READ_HEAD_ITEMS} and last ${READ_TAIL_ITEMS} items of long lists; the middle was counted, not read`);
+    }
+    const depthLeft = Math.max(1, maxDepth - stack.length);
+    for (const [start, end] of ordered) {
+      const item = parseJsonText(text.slice(start, end), notes, depthLeft, stringLeaf);
+      if (item === undefined) return false;
+      node.items.push(item);
+    }
+    return true;
+  };
+
   for (;;) {
     skipWhitespace();
     if (position >= length) return undefined;
     const code = text.charCodeAt(position);
-    let value: TreeNode;
-    if (code === 0x7b || code === 0x5b) {
+    // `null` means: an item of a long list, recorded by its source range instead of built.
+    let value: TreeNode | null;
+    const top = stack[stack.length - 1];
+    if (top !== undefined && top.node.kind === "array" && top.count >= READ_HEAD_ITEMS) {
+      const start = position;
+      if (!skipValue()) return undefined;
+      const tail = (top.tail ??= []);
+      if (tail.length < READ_TAIL_ITEMS) tail.push([start, position]);
+      else {
+        tail[top.tailStart] = [start, position];
+        top.tailStart = (top.tailStart + 1) % READ_TAIL_ITEMS;
+      }
+      value = null;
+    } else if (code === 0x7b || code === 0x5b) {
       if (stack.length >= maxDepth) {
         if (!skipBalanced()) return undefined;
         notes.add(`nesting deeper than ${maxDepth} levels omitted`);
@@ -155,7 +186,7 @@ export function parseJsonText(
         } else {
           const key = readKey();
           if (key === undefined) return undefined;
-          stack.push({ node, key });
+          stack.push({ node, key, count: 0, tailStart: 0 });
           continue;
         }
       } else {
@@ -166,7 +197,7 @@ export function parseJsonText(
           position += 1;
           value = node;
         } else {
-          stack.push({ node, key: "" });
+          stack.push({ node, key: "", count: 0, tailStart: 0 });
           continue;
         }
       }
@@ -200,10 +231,12 @@ export function parseJsonText(
       const frame = stack[stack.length - 1];
       if (frame === undefined) {
         skipWhitespace();
-        return position === length ? value : undefined;
+        return position === length && value !== null ? value : undefined;
       }
-      if (frame.node.kind === "array") attachToArray(frame, frame.node, value);
-      else frame.node.entries.push([frame.key, value]);
+      if (frame.node.kind === "array") {
+        frame.count += 1;
+        if (value !== null) frame.node.items.push(value);
+      } else if (value !== null) frame.node.entries.push([frame.key, value]);
       skipWhitespace();
       const next = text.charCodeAt(position);
       if (next === 0x2c) {
@@ -218,7 +251,7 @@ export function parseJsonText(
       if ((next === 0x5d && frame.node.kind === "array") || (next === 0x7d && frame.node.kind === "object")) {
         position += 1;
         stack.pop();
-        if (frame.node.kind === "array") closeArray(frame, frame.node, notes);
+        if (frame.node.kind === "array" && !closeList(frame, frame.node)) return undefined;
         value = frame.node;
         continue;
       }
