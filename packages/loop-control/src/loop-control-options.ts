@@ -34,15 +34,31 @@ export interface LoopControlOptions {
    * @default a store of the handler's own
    */
   runContext?: RunContextStore;
-  /** Receives the handler's events (`run_start`, `run_end`, `step`, `step_duration`, `token_usage`, `loop_detection`). */
+  /**
+   * Receives the handler's events (`run_start`, `run_end`, `step`, `step_duration`,
+   * `token_usage`, `loop_detection`), e.g. `createAgentMetrics()` from `@reins/metrics`.
+   * @default undefined (no recorder)
+   */
   metrics?: ReinsEventRecorder;
-  /** Also receives every event. */
+  /**
+   * Also receives every event.
+   * @default undefined
+   */
   onEvent?: ReinsEventListener;
-  /** The repeat detector, or `false` to turn it off. */
+  /**
+   * The repeat detector (fields merged over the defaults), or `false` to turn it off.
+   * @default { warnAt: 2, stopAt: 3, requireSameObservation: false, window: 20 }
+   */
   repeat?: Partial<RepeatDetectorOptions> | false;
-  /** The cycle detector, or `false` to turn it off. */
+  /**
+   * The cycle detector (fields merged over the defaults), or `false` to turn it off.
+   * @default { minPeriod: 2, maxPeriod: 5, warnRepetitions: 2, stopRepetitions: 3, window: 20 }
+   */
   cycle?: Partial<CycleDetectorOptions> | false;
-  /** The stall detector, or `false` to turn it off. */
+  /**
+   * The stall detector (fields merged over the defaults), or `false` to turn it off.
+   * @default { warnAt: 3, stopAt: 5, window: 6, maxDistance: 6, minWords: 4, requireStaleObservation: true }
+   */
   stall?: Partial<StallDetectorOptions> | false;
   /**
    * Most agent actions per run (parse-error steps included, as AgentExecutor counts them). The
@@ -93,7 +109,10 @@ export interface LoopControlOptions {
    * @default 200
    */
   notePreviewChars?: number;
-  /** One structured record per step; off unless given. */
+  /**
+   * One structured record per step.
+   * @default undefined (no audit trail)
+   */
   audit?: LoopAuditOptions;
   /**
    * Clock in epoch milliseconds.
