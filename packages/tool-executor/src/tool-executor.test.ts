@@ -676,3 +676,15 @@ describe("ToolExecutor policy composition", () => {
     });
   });
 });
+
+describe("ToolExecutor diagnostics", () => {
+  describe("when a policy names a tool that is not wrapped", () => {
+    it("logs a warning naming the tool and the wrapped ones", () => {
+      const warnings: string[] = [];
+      new ToolExecutor({ policies: { serch: { timeoutMs: 1000 } }, logger: { warn: (message) => warnings.push(message) } }).wrap([
+        new DynamicTool({ name: "search", description: "S.", func: async () => "x" }),
+      ]);
+      expect(warnings).toEqual(['A policy names tool "serch", but no tool of that name is wrapped (wrapped: search).']);
+    });
+  });
+});

@@ -392,6 +392,11 @@ export class ToolExecutor {
   wrap(tools: readonly StructuredToolInterface[]): StructuredToolInterface[];
   wrap(tools: readonly StructuredToolInterface[]): StructuredToolInterface[] {
     const wrapped = tools.map((tool) => this.wrapOne(tool));
+    for (const toolName of Object.keys(this.options.policies)) {
+      if (!this.states.has(toolName)) {
+        this.log("warn", `A policy names tool "${toolName}", but no tool of that name is wrapped (wrapped: ${[...this.states.keys()].join(", ")}).`, { toolName });
+      }
+    }
     for (const [name, state] of this.states) {
       const fallback = state.policy.fallback;
       if (isRecord(fallback) && "tool" in fallback && typeof fallback.tool === "string" && !this.states.has(fallback.tool)) {
