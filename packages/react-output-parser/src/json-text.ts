@@ -109,6 +109,37 @@ function isSmartDoubleQuote(code: number): boolean {
   return code === 0x201c || code === 0x201d || code === 0x201e || code === 0x201f || code === 0x2033;
 }
 
+/**
+ * The repair library backtracks on some degenerate inputs (runs of quotes, deep unclosed nesting:
+ * a 100 KB run of quotes takes seconds). Such text is never a real tool input, so it is not
+ * repaired. One linear scan.
+ */
+function isSafeToRepair(text: string): boolean {
+  let depth = 0;
+  let quoteRun = 0;
+  let quotes = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code === 34 || code === 39) {
+      quotes += 1;
+      quoteRun += 1;
+      if (quoteRun >= 3) return false;
+      continue;
+    }
+    quoteRun = 0;
+    if (code === 123 || code === 91) {
+      depth += 1;
+      if (depth > MAX_REPAIR_DEPTH) return false;
+    } else if (code === 125 || code === 93) {
+      depth -= 1;
+    }
+  }
+  return quotes <= MAX_REPAIR_QUOTES;
+}
+
+const MAX_REPAIR_DEPTH = 32;
+const MAX_REPAIR_QUOTES = 1_000;
+
 /** The result of reading JSON-like text. */
 export interface LooseJson {
   readonly value: unknown;
@@ -117,10 +148,16 @@ export interface LooseJson {
 }
 
 function tryParse(text: string): { ok: true; value: unknown } | { ok: false } {
+  // A failed JSON.parse costs mostly its stack trace; none is needed here. The limit is restored
+  // before anything else can run (all synchronous).
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch {
     return { ok: false };
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
   }
 }
 
@@ -141,7 +178,14 @@ function looksLikeJsonContainer(text: string): boolean {
  */
 export function parseLooseJson(text: string, maxRepairChars: number): LooseJson | undefined {
   const repairs: string[] = [];
-  let parsed = tryParse(text);
+  // Strict JSON needs double quotes around any key or string: without one, go straight to repair.
+  let parsed: ReturnType<typeof tryParse> = text.includes('"') || !text.includes("'") ? tryParse(text) : { ok: false };
+  // A Python-style dict with no double quote at all ({'a': 'b'}): swapping the quotes is the whole
+  // repair, and much cheaper than the repair library. Accepted only if the result is valid JSON.
+  if (!parsed.ok && !text.includes('"') && text.includes("'") && text.length <= maxRepairChars) {
+    parsed = tryParse(text.replace(/'/g, '"'));
+    if (parsed.ok) repairs.push("json_repair");
+  }
   if (!parsed.ok) {
     const straightened = text.length <= maxRepairChars ? straightenDelimiterQuotes(text) : { text, changed: false };
     let candidate = text;
@@ -150,7 +194,7 @@ export function parseLooseJson(text: string, maxRepairChars: number): LooseJson 
       parsed = tryParse(candidate);
       if (parsed.ok) repairs.push("json_smart_quotes");
     }
-    if (!parsed.ok && candidate.length <= maxRepairChars) {
+    if (!parsed.ok && candidate.length <= maxRepairChars && isSafeToRepair(candidate)) {
       try {
         parsed = tryParse(jsonrepair(candidate));
         if (parsed.ok) {

@@ -121,7 +121,7 @@ export interface HardenedReActOutputParserOptions {
   /**
    * Longest JSON text (in characters) handed to the JSON repair library; longer inputs must be strict
    * JSON. Keeps parsing fast on huge inputs.
-   * @default 100000
+   * @default 8000
    */
   readonly maxRepairChars?: number;
   /**
@@ -144,7 +144,7 @@ export const DEFAULT_HARDENED_REACT_OUTPUT_PARSER_OPTIONS = Object.freeze({
   onConflict: "first" as ConflictPolicy,
   fuzzyToolNames: false as boolean | number,
   acceptUnlabelledReply: true,
-  maxRepairChars: 100_000,
+  maxRepairChars: 8_000,
   validators: Object.freeze({}) as ParserValidators,
 });
 

@@ -129,7 +129,7 @@ function act(work: Work, tool: string, toolInput: ParsedToolInput): Finished {
   return { ok: true, kind: "action", tool, toolInput, thought: work.thought, repairs: work.repairs.items };
 }
 
-const CANONICAL_LABEL_PREFIXES = ["Thought:", "Action:", "Action Input:", "Observation:", "Final Answer:", "Question:"];
+const CANONICAL_LABEL_PREFIXES = ["Thought:", "Action:", "Action Input:", "Observation:", "Final Answer:", "Question:", "Answer:", "AI:", "Response:"];
 
 function noteLabelRepairs(line: string, labelText: string, repairs: RepairLog): void {
   const trimmed = line.trimStart();
@@ -147,7 +147,7 @@ function noteLabelRepairs(line: string, labelText: string, repairs: RepairLog): 
  * decided), so a long hallucinated tail is never scanned.
  */
 function segment(
-  lines: readonly string[],
+  body: string,
   labels: ReActLabelSet,
   repairs: RepairLog,
   visit: (item: Segment) => boolean,
@@ -160,7 +160,11 @@ function segment(
   let blankSoFar = true;
   // The first non-blank character of the current Action Input ("" while none).
   let inputStart = "";
-  for (const line of lines) {
+  // Lines are cut one at a time, so a reply decided early never has its long tail split.
+  for (let start = 0, end = 0; start <= body.length; start = end + 1) {
+    end = body.indexOf("\n", start);
+    if (end < 0) end = body.length;
+    const line = body.slice(start, end);
     if (current !== undefined && (current.label === "action_input" || current.label === "final_answer")) {
       if (inFence) {
         current.lines.push(line);
@@ -333,7 +337,9 @@ function stringInput(work: Work, spec: ToolInputSpec, raw: InputText | string): 
     return act(work, spec.name, "");
   }
   if (isPromptEchoInput(text)) return fail(work, "prompt_echo", PARSER_MESSAGES.promptEcho(labels, work.config.toolNames));
-  if (text[0] === "{" && text.length <= work.config.maxRepairChars) {
+  // Only a schema ("type") or a wrapped input ("input") changes what a string tool gets: other JSON
+  // is passed through untouched, so it is not parsed at all.
+  if (text[0] === "{" && text.length <= work.config.maxRepairChars && (text.includes("type") || text.includes("input"))) {
     const parsed = parseLooseJson(text, work.config.maxRepairChars);
     if (parsed !== undefined && isSchemaEcho(parsed.value)) {
       return fail(work, "schema_echo", PARSER_MESSAGES.schemaEcho(labels, spec.name, `'${labels.actionInput}: <the actual text for ${spec.name}>'`));
@@ -761,8 +767,7 @@ function withoutStep(work: Work, body: string, preamble: readonly string[], segm
 // (a test checks both agree on every corpus and trajectory text).
 
 const NO_REPAIRS: readonly string[] = Object.freeze([]);
-/** Characters that send a reply to the full reader: CR, reasoning/XML tags, code fences. */
-const UNUSUAL_CHARACTERS = /[\r<`]/;
+const EMPTY_INPUT_REPAIRS: readonly string[] = Object.freeze(["empty_action_input"]);
 
 function isBlankFrom(text: string, from: number): boolean {
   for (let index = from; index < text.length; index += 1) {
@@ -772,47 +777,55 @@ function isBlankFrom(text: string, from: number): boolean {
   return true;
 }
 
-/** The Thought before the step: at most one line, either "Thought: …" or a line that is no label. */
-function canonicalThought(preamble: string, labels: ReActLabelSet): string | undefined {
-  let start = 0;
-  while (start < preamble.length && (preamble.charCodeAt(start) === 10 || preamble.charCodeAt(start) === 32)) start += 1;
-  const end = preamble.length > start && preamble.charCodeAt(preamble.length - 1) === 10 ? preamble.length - 1 : preamble.length;
-  const line = preamble.slice(start, end);
-  if (line.includes("\n")) return undefined;
-  const trimmed = line.trim();
-  if (trimmed.startsWith("Thought:")) return trimmed.slice(8).trim();
-  if ((line.includes(":") || line.includes("\uff1a")) && matchReActLabel(line, labels) !== undefined) return undefined;
-  return trimmed;
+/**
+ * The canonical shapes, matched from the first non-blank character (sticky, no `$`): one Thought
+ * line (label optional), then `Action:` and `Action Input:` lines, or a `Final Answer:` line. Each
+ * `[^\n…]*` is followed by a newline it cannot match, so the match is linear; the classes also keep
+ * CR, tags and code fences out (those replies take the full reader).
+ */
+const CANONICAL_ACTION = /(?:Thought:)?([^\n<`\r]*)\n+Action:([^\n<`\r]*)\n+Action Input:([^\n<`\r]*)/y;
+const CANONICAL_FINAL = /(?:Thought:)?([^\n<`\r]*)\n+(?:Final Answer|Answer|AI):([^\n<`\r]*)/y;
+
+function isQuoteCode(code: number): boolean {
+  return code === 34 || code === 39 || code === 96 || code === 0x201c || code === 0x2018;
+}
+
+/** The Thought line is no other label (only a line with a colon can be one). */
+function plainThought(line: string, labels: ReActLabelSet): boolean {
+  if (!line.includes(":") && !line.includes("\uff1a")) return true;
+  return matchReActLabel(line, labels) === undefined;
 }
 
 function readCanonicalStep(text: string, config: ReaderConfig): ReActStep | undefined {
-  if (text.length > 4_096 || UNUSUAL_CHARACTERS.test(text)) return undefined;
-  const actionAt = text.indexOf("Action:");
-  if (actionAt >= 0) {
-    if (actionAt > 0 && text.charCodeAt(actionAt - 1) !== 10) return undefined;
-    const nameEnd = text.indexOf("\n", actionAt);
-    if (nameEnd < 0 || !text.startsWith("Action Input:", nameEnd + 1)) return undefined;
-    const spec = config.tools.get(text.slice(actionAt + 7, nameEnd).trim());
+  if (text.length > 4_096) return undefined;
+  let start = 0;
+  while (start < text.length && (text.charCodeAt(start) === 10 || text.charCodeAt(start) === 32)) start += 1;
+  CANONICAL_ACTION.lastIndex = start;
+  const action = CANONICAL_ACTION.exec(text);
+  if (action !== null) {
+    if (!isBlankFrom(text, CANONICAL_ACTION.lastIndex) || !plainThought(action[1], config.labels)) return undefined;
+    const spec = config.tools.get(action[2].trim());
     if (spec === undefined || spec.kind !== "string") return undefined;
-    const inputStart = nameEnd + 14;
-    const inputEnd = text.indexOf("\n", inputStart);
-    if (inputEnd >= 0 && !isBlankFrom(text, inputEnd)) return undefined;
-    const rawInput = text.slice(inputStart, inputEnd < 0 ? text.length : inputEnd).trim();
-    if (rawInput.length === 0 || rawInput[0] === "{" || isPromptEchoInput(rawInput)) return undefined;
-    const thought = canonicalThought(text.slice(0, actionAt), config.labels);
-    if (thought === undefined) return undefined;
+    const rawInput = action[3].trim();
+    const thought = action[1].trim();
+    if (rawInput.length === 0) return { ok: true, kind: "action", tool: spec.name, toolInput: "", thought, repairs: EMPTY_INPUT_REPAIRS };
+    // JSON for a string tool passes through unless it may be a schema echo or a wrapped {input}.
+    if (rawInput[0] === "{" && (rawInput.includes("type") || rawInput.includes("input") || findBalancedEnd(rawInput, 0) !== rawInput.length)) return undefined;
+    if (isPromptEchoInput(rawInput)) return undefined;
+    if (!isQuoteCode(rawInput.charCodeAt(0))) {
+      return { ok: true, kind: "action", tool: spec.name, toolInput: rawInput, thought, repairs: NO_REPAIRS };
+    }
     const quoted = stripWrappingQuotes(rawInput);
     if (quoted.text.length === 0 || quoted.text[0] === "{") return undefined;
     const repairs = quoted.repair !== undefined ? [quoted.repair] : NO_REPAIRS;
     return { ok: true, kind: "action", tool: spec.name, toolInput: quoted.text, thought, repairs };
   }
-  const finalAt = text.indexOf("Final Answer:");
-  if (finalAt < 0 || (finalAt > 0 && text.charCodeAt(finalAt - 1) !== 10)) return undefined;
-  const output = text.slice(finalAt + 13).trim();
-  if (output.length === 0 || output.includes("\n")) return undefined;
-  const thought = canonicalThought(text.slice(0, finalAt), config.labels);
-  if (thought === undefined) return undefined;
-  return { ok: true, kind: "finish", output, thought, repairs: NO_REPAIRS };
+  CANONICAL_FINAL.lastIndex = start;
+  const final = CANONICAL_FINAL.exec(text);
+  if (final === null || !isBlankFrom(text, CANONICAL_FINAL.lastIndex) || !plainThought(final[1], config.labels)) return undefined;
+  const output = final[2].trim();
+  if (output.length === 0) return undefined;
+  return { ok: true, kind: "finish", output, thought: final[1].trim(), repairs: NO_REPAIRS };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -888,7 +901,7 @@ export function readReActStep(text: unknown, config: ReaderConfig, allowFastPath
     }
   };
   const stopAfterInput = config.onConflict === "first" || config.onConflict === "action";
-  const { preamble, segments } = segment(body.split("\n"), config.labels, work.repairs, visit, stopAfterInput);
+  const { preamble, segments } = segment(body, config.labels, work.repairs, visit, stopAfterInput);
   const thoughtParts: string[] = [trimBlankLines(preamble).trim(), ...thoughtSegments.map((item) => joinSegment(item).trim())];
   // Text before the first label is the Thought: LangChain's prompt ends with "Thought:", so a
   // missing label is the normal case, not a repair.

@@ -210,9 +210,12 @@ const PROMPT_ECHO_ACTION_PREFIXES = ["one of", "should be one of", "the action t
 const PROMPT_ECHO_FIRST_CHARACTERS = new Set(["t", "T", "w", "W", "<", "i", "I"]);
 const PROMPT_ECHO_INPUTS = new Set(["the input to the action", "what to send to the tool", "the input for the tool", "<input>", "<the input for the tool>", "the action input", "input to the action", "<tool input>"]);
 
+/** Lengths a placeholder can have (with one trailing period or space): a cheap first filter. */
+const PROMPT_ECHO_LENGTHS = new Set([...PROMPT_ECHO_INPUTS].flatMap((phrase) => [phrase.length, phrase.length + 1]));
+
 /** Whether an Action Input is a template placeholder from the prompt ("the input to the action"). */
 export function isPromptEchoInput(text: string): boolean {
-  if (text.length > 60 || !PROMPT_ECHO_FIRST_CHARACTERS.has(text[0])) return false;
+  if (!PROMPT_ECHO_LENGTHS.has(text.length) || !PROMPT_ECHO_FIRST_CHARACTERS.has(text[0])) return false;
   return PROMPT_ECHO_INPUTS.has(text.trim().toLowerCase().replace(/[.\s]+$/, ""));
 }
 

@@ -57,6 +57,18 @@ export function normalizeToolName(written: string): string {
   return result;
 }
 
+const normalizedNames = new WeakMap<readonly string[], readonly string[]>();
+
+/** The registered names normalised once per name list (lists are frozen by the parser's options). */
+function normalizedToolNames(toolNames: readonly string[]): readonly string[] {
+  let cached = normalizedNames.get(toolNames);
+  if (cached === undefined) {
+    cached = toolNames.map((name) => normalizeToolName(name));
+    if (Object.isFrozen(toolNames)) normalizedNames.set(toolNames, cached);
+  }
+  return cached;
+}
+
 function levenshtein(left: string, right: string, limit: number): number {
   if (Math.abs(left.length - right.length) > limit) return limit + 1;
   let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
@@ -90,20 +102,21 @@ export function matchToolName(written: string, toolNames: readonly string[], fuz
   if (stripped !== trimmed && toolNames.includes(stripped)) return { status: "normalized", name: stripped, repair: "tool_name_decoration" };
   const normalized = normalizeToolName(trimmed);
   if (normalized.length === 0) return { status: "unknown" };
-  const matches = toolNames.filter((name) => normalizeToolName(name) === normalized);
+  const registered = normalizedToolNames(toolNames);
+  const matches = toolNames.filter((_name, index) => registered[index] === normalized);
   if (matches.length === 1) return { status: "normalized", name: matches[0], repair: "tool_name_normalized" };
   if (matches.length > 1) return { status: "ambiguous", candidates: matches };
   // "Calculator tool": the word "tool" after exactly one registered name.
   if (normalized.endsWith("_tool")) {
     const withoutSuffix = normalized.slice(0, -5);
-    const suffixMatches = toolNames.filter((name) => normalizeToolName(name) === withoutSuffix);
+    const suffixMatches = toolNames.filter((_name, index) => registered[index] === withoutSuffix);
     if (suffixMatches.length === 1) return { status: "normalized", name: suffixMatches[0], repair: "tool_name_normalized" };
   }
   if (fuzzyMaxDistance > 0) {
     let best: string[] = [];
     let bestDistance = fuzzyMaxDistance + 1;
-    for (const name of toolNames) {
-      const distance = levenshtein(normalized, normalizeToolName(name), fuzzyMaxDistance);
+    for (const [index, name] of toolNames.entries()) {
+      const distance = levenshtein(normalized, registered[index], fuzzyMaxDistance);
       if (distance < bestDistance) {
         best = [name];
         bestDistance = distance;
