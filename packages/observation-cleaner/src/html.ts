@@ -58,7 +58,18 @@ function linkListAware(builtin: "unorderedList" | "orderedList"): FormatCallback
   };
 }
 
-function options(withBase: boolean): HtmlToTextOptions {
+type Region = "main" | "article" | "whole";
+
+const REGION_SELECTORS: Readonly<Record<Region, string[]>> = {
+  main: ["main", "[role=main]"],
+  article: ["article"],
+  whole: ["body"],
+};
+
+/** Longest HTML read (html-to-text's own limit, which would otherwise warn on the console). */
+export const MAX_HTML_CHARS = 1 << 24;
+
+function options(region: Region): HtmlToTextOptions {
   const selectors: SelectorDefinition[] = [
     ...SKIPPED_SELECTORS.map((selector) => ({ selector, format: "skip" })),
     { selector: "a", options: { ignoreHref: true } },
@@ -75,21 +86,28 @@ function options(withBase: boolean): HtmlToTextOptions {
       linkListAwareOrderedList: linkListAware("orderedList"),
     },
     selectors,
-    baseElements: withBase
-      ? { selectors: ["main", "[role=main]"], orderBy: "occurrence", returnDomByDefault: true }
-      : { selectors: ["body"], returnDomByDefault: true },
-    limits: { maxBaseElements: 1, maxDepth: 200, ellipsis: "…", maxInputLength: 1 << 24 },
+    baseElements: { selectors: REGION_SELECTORS[region], orderBy: "occurrence", returnDomByDefault: true },
+    limits: { maxBaseElements: 1, maxDepth: 200, ellipsis: "…", maxInputLength: MAX_HTML_CHARS },
   };
 }
 
-let mainConverter: ((html: string) => string) | undefined;
-let wholeConverter: ((html: string) => string) | undefined;
+const converters = new Map<Region, (html: string) => string>();
+
+function convertRegion(html: string, region: Region): string {
+  let converter = converters.get(region);
+  if (converter === undefined) {
+    converter = compile(options(region));
+    converters.set(region, converter);
+  }
+  return converter(html);
+}
 
 const TITLE_PATTERN = /<title[^>]{0,200}>([^<]{1,400})<\/title>/i;
+const MAIN_PATTERN = /<main[\s>]|role\s*=\s*["']?main\b/i;
+const ARTICLE_PATTERN = /<article[\s>]/gi;
 
 function decodeTitle(raw: string): string {
-  wholeConverter ??= compile(options(false));
-  return wholeConverter(raw).replace(/\s+/g, " ").trim();
+  return convertRegion(raw, "whole").replace(/\s+/g, " ").trim();
 }
 
 /** The result of converting an HTML document or fragment. */
@@ -104,12 +122,15 @@ export interface HtmlText {
  * text, else the whole document; the `<title>` is put first when the text does not start with it.
  */
 export function htmlToText(html: string): HtmlText {
-  mainConverter ??= compile(options(true));
-  wholeConverter ??= compile(options(false));
-  let text = mainConverter(html);
-  let mainRegionOnly = true;
-  if (text.trim().length < 200) {
-    const whole = wholeConverter(html);
+  const source = html.length > MAX_HTML_CHARS ? html.slice(0, MAX_HTML_CHARS) : html;
+  // The page's main region; else its only <article>; else the whole page (navigation still skipped).
+  const hasMain = MAIN_PATTERN.test(source);
+  const articleCount = hasMain ? 0 : (source.slice(0, 5_000_000).match(ARTICLE_PATTERN)?.length ?? 0);
+  const region: Region = hasMain ? "main" : articleCount === 1 ? "article" : "whole";
+  let text = convertRegion(source, region);
+  let mainRegionOnly = region !== "whole";
+  if (mainRegionOnly && text.trim().length < 200) {
+    const whole = convertRegion(source, "whole");
     if (whole.trim().length > text.trim().length) {
       text = whole;
       mainRegionOnly = false;
