@@ -59,6 +59,11 @@ describe("cleanObservation", () => {
       expect(result.rawChars).toBe(Buffer.byteLength("São Paulo: 19.28 °C"));
     });
 
+    it("reads a LangChain ToolMessage through its content", () => {
+      const message = { content: '{"temp":21.0,"etag":"x"}', tool_call_id: "call_1", artifact: { raw: true } };
+      expect(cleanObservation(message).text).toBe("temp: 21.0");
+    });
+
     it("reports invalid UTF-8 bytes", () => {
       const result = cleanObservation(new Uint8Array([0x4f, 0x4b, 0xff, 0xfe, 0x21]));
       expect(result.text).toContain("OK");
@@ -158,6 +163,20 @@ describe("cleanObservation", () => {
       expect(text).toContain("max 99.5 (t150)");
     });
 
+    it.each([
+      ["JSON text", (rows: unknown[]) => JSON.stringify({ results: rows })],
+      ["an object", (rows: unknown[]) => ({ results: rows })],
+    ])("reads only the head and tail of a 5 000-item list in %s and counts the middle", (_name, wrap) => {
+      const rows = Array.from({ length: 5000 }, (_, index) => ({ id: `row-${index}`, value: index }));
+      const result = cleanObservation(wrap(rows));
+      expect(result.text).toContain("results (5000 rows):");
+      expect(result.text).toContain("row-0 | 0");
+      expect(result.text).toContain("row-4999 | 4999");
+      expect(result.text).toMatch(/… 49\d\d more rows/);
+      expect(result.text).toContain("500 rows read of 5000");
+      expect(result.notes.join(" ")).toMatch(/the middle was counted, not read/);
+    });
+
     it("writes a repeated record once", () => {
       const user = { login: "jacquev6", id: 327146, type: "User", site_admin: false };
       const text = cleanObservation({ user, assignee: { ...user } }).text;
@@ -179,6 +198,16 @@ describe("cleanObservation", () => {
       expect(text).toContain("President Obama said it was distressing.");
       expect(text).toMatch(/2015\s+13,286/);
       expect(text).not.toMatch(/var a|\.x\{|Home|© BBC|\/obama/);
+    });
+
+    it("uses the only <article> when the page marks no main region", () => {
+      const html = `<html><head><title>Whales</title></head><body><div class="promo">Subscribe now for 1 euro!</div>
+        <article><h1>Tribes fearful over whale strandings</h1><p>${"New Zealand's whale whisperers worry about the ocean. ".repeat(6)}</p></article>
+        <div class="outbrain">You may also like: ten celebrity diets</div></body></html>`;
+      const text = cleanObservation(html).text;
+      expect(text).toContain("# Tribes fearful over whale strandings");
+      expect(text).toContain("whale whisperers");
+      expect(text).not.toMatch(/Subscribe now|celebrity diets/);
     });
 
     it("reads XML as fields, without namespaces", () => {
