@@ -290,7 +290,9 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
     return keys.reverse().join(".");
   };
 
-  const visit = (node: TreeNode, path: PathLink | undefined, inArray: boolean): TreeNode | undefined => {
+  // `withinList`: somewhere inside a list item. Records there are not replaced by "same as"
+  // markers, which would break the list's table (each row needs its own cells).
+  const visit = (node: TreeNode, path: PathLink | undefined, inArray: boolean, withinList = false): TreeNode | undefined => {
     switch (node.kind) {
       case "string": {
         if (node.marker === true) return node;
@@ -310,7 +312,7 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
         let allEmpty = true;
         let skippedAt = node.skippedAt;
         node.items.forEach((item, index) => {
-          const condensed = visit(item, path, true);
+          const condensed = visit(item, path, true, true);
           if (condensed === undefined) {
             if (skippedAt !== undefined && index < (node.skippedAt ?? 0)) skippedAt -= 1;
             return;
@@ -358,7 +360,7 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
             droppedNoise.add(key);
             continue;
           }
-          const condensed = visit(value, childPath, false);
+          const condensed = visit(value, childPath, false, withinList);
           if (condensed === undefined) {
             if (forced || priority > 0) entries.push([key, value.kind === "string" ? stringNode("") : value]);
             continue;
@@ -409,7 +411,7 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
         }
         const condensed: ObjectNode = { kind: "object", entries };
         // A record repeated word for word (the same user object four times) is written once.
-        if (entries.length >= 3 && entries.every(([, value]) => isScalar(value))) {
+        if (!withinList && entries.length >= 3 && entries.every(([, value]) => isScalar(value))) {
           const signature = entries.map(([key, value]) => `${key}\u0000${scalarText(value as ScalarNode)}`).join("\u0001");
           if (signature.length >= 40) {
             const first = seenRecords.get(signature);

@@ -185,7 +185,16 @@ export function previewLeaves(node: TreeNode, maxChars: number): string {
     } else if (queue.length < 400) {
       if (current.kind === "object") for (const entry of current.entries) queue.push(entry);
       else if (current.kind === "array") for (const item of current.items.slice(0, 20)) queue.push([key, item]);
-      else omitted += current.rows.length;
+      else {
+        // A table: its constant columns and first row, the other rows counted.
+        for (const entry of current.constants) queue.push(entry);
+        const firstRow = current.rows[0] ?? [];
+        current.columns.forEach((column, index) => {
+          const cell = firstRow[index];
+          if (cell !== undefined) queue.push([column, cell]);
+        });
+        omitted += Math.max(0, current.rows.length - 1);
+      }
     }
   }
   return `{${parts.join(", ")}${omitted > 0 || queue.length >= 400 ? ", …" : ""}}`;
@@ -226,7 +235,7 @@ class TextRenderer {
     if (shown < entries.length) {
       this.writer.cut = true;
       const rest: TreeNode = { kind: "object", entries: entries.slice(shown) };
-      this.writer.line(`${indent}${moreFieldsMarker(entries.length - shown)}: ${previewLeaves(rest, this.limits.stringMax * 6)}`);
+      this.writer.line(`${indent}${moreFieldsMarker(entries.length - shown)}: ${previewLeaves(rest, this.limits.stringMax * 10)}`);
     }
   }
 
