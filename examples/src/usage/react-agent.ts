@@ -1,7 +1,8 @@
 /**
  * @reins/react-agent: LangChain's ReAct example with Reins swapped in (see
- * docs/getting-started.md), run against a scripted model. The model writes markdown labels, the
- * flaky tool fails twice before answering, and the agent still finishes — with `stopReason` in
+ * docs/getting-started.md), run against a scripted model. The model first names a tool that does
+ * not exist, then writes markdown labels, the flaky tool fails twice before answering, and the
+ * agent still finishes — with `stopReason` in
  * the executor's result and every event in the metrics registry.
  *
  *   npx tsx examples/src/usage/run.ts react-agent
@@ -21,10 +22,15 @@ export interface ReactAgentExampleResult {
   readonly output: string;
   readonly stopReason: unknown;
   readonly weatherAttempts: number;
+  readonly modelCalls: number;
+  /** What the model read after naming the unknown tool. */
+  readonly correctiveObservation: string;
   readonly toolCallsMetric: string;
 }
 
 const SCRIPT = [
+  // A tool that does not exist: the model gets a corrective message listing the real tools.
+  "Thought: I need the current weather.\nAction: weather_api\nAction Input: Paris",
   // Markdown labels and a quoted input: the stock parser would take `**Action:**` as no action.
   '**Thought:** I need the current weather.\n**Action:** weather\n**Action Input:** "Paris"',
   "Thought: I now know the final answer\nFinal Answer: It is 22 °C with light rain in Paris.",
@@ -54,16 +60,31 @@ export async function main(print: Print = printToStdout): Promise<ReactAgentExam
     metrics,
     toolExecutor: { defaults: { retry: { initialDelayMs: 5, maxDelayMs: 20, jitter: "none" } } },
   });
-  const agentExecutor = new AgentExecutor({ agent, tools: agent.tools });
+  const agentExecutor = new AgentExecutor({
+    agent,
+    tools: agent.tools,
+    handleParsingErrors: true,
+    returnIntermediateSteps: true,
+  });
   const result = await agentExecutor.invoke({ input: "What is the weather in Paris?" }, { callbacks: agent.callbacks });
 
   const toolCallsMetric = (await metrics.registry.getSingleMetricAsString("react_agent_tool_calls_total"))
     .split("\n")
     .filter((line) => !line.startsWith("#") && !line.endsWith(" 0"))
     .join("\n");
+  const steps = result.intermediateSteps as Array<{ action: { tool: string }; observation: string }>;
+  const correctiveObservation = steps[0]?.observation ?? "";
+  print(`after the unknown tool the model read: ${correctiveObservation}`);
   print(`output: ${String(result.output)}`);
   print(`stopReason: ${String(result.stopReason)}`);
   print(`weather attempts: ${weatherAttempts}`);
   print(toolCallsMetric);
-  return { output: String(result.output), stopReason: result.stopReason, weatherAttempts, toolCallsMetric };
+  return {
+    output: String(result.output),
+    stopReason: result.stopReason,
+    weatherAttempts,
+    modelCalls: llm.calls,
+    correctiveObservation,
+    toolCallsMetric,
+  };
 }

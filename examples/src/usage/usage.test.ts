@@ -103,9 +103,12 @@ describe("usage examples", () => {
   });
 
   describe("react-agent", () => {
-    it("finishes through the markdown reply and the flaky tool with stopReason final_answer", async () => {
+    it("finishes through the unknown tool, the markdown reply and the flaky tool with stopReason final_answer", async () => {
       const { print } = capture();
       const result = await reactAgent(print);
+      expect(result.modelCalls).toBe(3);
+      expect(result.correctiveObservation).toContain("weather_api");
+      expect(result.correctiveObservation).toContain("weather");
       expect(result.output).toBe("It is 22 °C with light rain in Paris.");
       expect(result.stopReason).toBe("final_answer");
       expect(result.weatherAttempts).toBe(3);
