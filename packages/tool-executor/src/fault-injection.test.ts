@@ -55,7 +55,7 @@ describe("ToolExecutor", () => {
           },
         });
       const structured = tool(
-        async ({ id }: { id: number }) => {
+        async (_input: { id: number }) => {
           const [label, fault] = FAULTS[Math.floor(random() * FAULTS.length)];
           faultCounts.set(label, (faultCounts.get(label) ?? 0) + 1);
           return fault(random, undefined) as Promise<string>;

@@ -1,13 +1,12 @@
+export { ToolExecutor, type WrappedTool } from "./tool-executor";
 export {
   DEFAULT_TOOL_EXECUTOR_OPTIONS,
-  ToolExecutor,
   resolveToolExecutorOptions,
   type FormatObservation,
   type ResolvedToolExecutorOptions,
   type ToolExecutorLogger,
   type ToolExecutorOptions,
-  type WrappedTool,
-} from "./tool-executor";
+} from "./tool-executor-options";
 export {
   DEFAULT_BULKHEAD_OPTIONS,
   DEFAULT_CACHE_OPTIONS,

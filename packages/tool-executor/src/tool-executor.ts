@@ -2,26 +2,13 @@ import { CallbackManager, parseCallbackConfigArg, type CallbackManagerForToolRun
 import { ToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { StructuredTool, Tool, ToolInputParsingException, type StructuredToolInterface, type ToolInterface } from "@langchain/core/tools";
-import {
-  extendInteropZodObject,
-  interopSafeParseAsync,
-  isInteropZodObject,
-  isInteropZodSchema,
-  isSimpleStringZodSchema,
-  isZodSchemaV3,
-  type InteropZodIssue,
-  type InteropZodObject,
-  type InteropZodType,
-} from "@langchain/core/utils/types";
+import { isSimpleStringZodSchema } from "@langchain/core/utils/types";
 import {
   emitEvent,
   normalizeToolInput,
   runIdsFrom,
   type CircuitState,
-  type ReinsEventListener,
-  type ReinsEventRecorder,
   type RunContext,
-  type RunContextStore,
   type ToolCallOutcome,
 } from "@reins/core";
 import {
@@ -47,8 +34,6 @@ import {
   type TimeoutPolicy,
   type IExponentialBackoffOptions,
 } from "cockatiel";
-import { z as zodV3 } from "zod/v3";
-import { z as zodV4 } from "zod/v4";
 import {
   BulkheadRejectedError,
   CallLimitExceededError,
@@ -59,170 +44,26 @@ import {
   ToolResultCheckError,
   ToolTimeoutError,
   ToolValidationError,
-  type ToolInputIssue,
 } from "./errors";
 import { defaultFormatObservation, ensureReadableObservation } from "./format-observation";
 import { DEFAULT_STRING_CONFIRMATION_HINT, MODEL_MESSAGES } from "./messages";
-import { httpStatusOf, isRetryableError, toError } from "./normalize-error";
+import { isRetryableError, toError } from "./normalize-error";
 import { checkResultShape, type ResultCheckFailure } from "./result-check";
 import { InMemoryToolResultStore, type ToolResultStore } from "./result-store";
-import { resolveToolPolicy, type ResolvedToolPolicy, type ToolPolicy } from "./tool-policy";
-
-/** Where operator-facing diagnostics go. Every method is optional; the default logs nothing. */
-export interface ToolExecutorLogger {
-  debug?(message: string, fields?: Record<string, unknown>): void;
-  info?(message: string, fields?: Record<string, unknown>): void;
-  warn?(message: string, fields?: Record<string, unknown>): void;
-  error?(message: string, fields?: Record<string, unknown>): void;
-}
-
-/** Turns a successful tool result into the observation text. */
-export type FormatObservation = (result: unknown, context: { toolName: string; toolInput: unknown }) => string;
-
-/** Options of {@link ToolExecutor}. */
-export interface ToolExecutorOptions {
-  /**
-   * Policy every tool gets, merged over {@link DEFAULT_TOOL_POLICY}.
-   * @default {}
-   */
-  defaults?: ToolPolicy;
-  /**
-   * Per-tool policies by tool name, each merged deeply over `defaults`.
-   * @default {}
-   */
-  policies?: Readonly<Record<string, ToolPolicy>>;
-  /** Receives every event (`createAgentMetrics()` from `@reins/metrics` is one). @default undefined */
-  metrics?: ReinsEventRecorder;
-  /** Called with every event. @default undefined */
-  onEvent?: ReinsEventListener;
-  /** Operator diagnostics: typed errors of failed calls (warn), option problems. @default no logging */
-  logger?: ToolExecutorLogger;
-  /**
-   * Clock in epoch milliseconds, for durations and cache expiry. (Breaker half-open timing and
-   * timers follow the global `Date.now`/`setTimeout`, as cockatiel does.)
-   * @default Date.now
-   */
-  now?: () => number;
-  /**
-   * Shared per-run state (Reins' `createReactAgent` passes the store its `LoopControlHandler`
-   * fills). Used to find the run of a call (call caps, idempotency) and to drain the loop
-   * controller's pending notes into the observation.
-   * @default a private store (runs are then tracked by the tool run's parent run id)
-   */
-  runContext?: RunContextStore;
-  /**
-   * Formats successful results (the react-agent passes the observation cleaner here). Applied
-   * last; a formatter that throws or returns a blank/non-string falls back to the default.
-   * @default defaultFormatObservation
-   */
-  formatObservation?: FormatObservation;
-  /**
-   * Forward LangChain callbacks to the original tool, so it appears as a nested tool run under
-   * the wrapped tool's run (useful for tracing tools that call models). Off by default so each
-   * action produces exactly one tool run in callbacks.
-   * @default false
-   */
-  forwardCallbacks?: boolean;
-  /**
-   * Runs tracked by parent run id when the run is not registered in `runContext` (oldest dropped
-   * first).
-   * @default 1000
-   */
-  maxTrackedRuns?: number;
-}
-
-/** `ToolExecutorOptions` with defaults applied and every policy validated. */
-export interface ResolvedToolExecutorOptions {
-  readonly defaults: ToolPolicy;
-  readonly policies: Readonly<Record<string, ToolPolicy>>;
-  readonly metrics: ReinsEventRecorder | undefined;
-  readonly onEvent: ReinsEventListener | undefined;
-  readonly logger: ToolExecutorLogger;
-  readonly now: () => number;
-  readonly runContext: RunContextStore | undefined;
-  readonly formatObservation: FormatObservation;
-  readonly forwardCallbacks: boolean;
-  readonly maxTrackedRuns: number;
-}
-
-/** Defaults of {@link ToolExecutorOptions}. */
-export const DEFAULT_TOOL_EXECUTOR_OPTIONS: Readonly<
-  Pick<ResolvedToolExecutorOptions, "defaults" | "policies" | "now" | "formatObservation" | "forwardCallbacks" | "maxTrackedRuns" | "logger">
-> = Object.freeze({
-  defaults: Object.freeze({}),
-  policies: Object.freeze({}),
-  now: (): number => Date.now(),
-  formatObservation: defaultFormatObservation,
-  forwardCallbacks: false,
-  maxTrackedRuns: 1000,
-  logger: Object.freeze({}),
-});
-
-const OPTION_KEYS = [
-  "defaults",
-  "policies",
-  "metrics",
-  "onEvent",
-  "logger",
-  "now",
-  "runContext",
-  "formatObservation",
-  "forwardCallbacks",
-  "maxTrackedRuns",
-];
-
-/**
- * Applies defaults to {@link ToolExecutorOptions} and validates them, including every policy.
- *
- * @throws {ToolExecutorOptionsError} naming the first bad field (e.g. `policies.search.timeoutMs`)
- */
-export function resolveToolExecutorOptions(options: ToolExecutorOptions = {}): ResolvedToolExecutorOptions {
-  if (typeof options !== "object" || options === null) {
-    throw new ToolExecutorOptionsError({ field: "options", value: options, reason: "must be an object" });
-  }
-  for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.includes(key)) {
-      throw new ToolExecutorOptionsError({ field: key, value: (options as Record<string, unknown>)[key], reason: `unknown option (known: ${OPTION_KEYS.join(", ")})` });
-    }
-  }
-  const defaults = options.defaults ?? DEFAULT_TOOL_EXECUTOR_OPTIONS.defaults;
-  resolveToolPolicy(defaults, undefined, "defaults");
-  const policies = options.policies ?? DEFAULT_TOOL_EXECUTOR_OPTIONS.policies;
-  if (typeof policies !== "object" || policies === null || Array.isArray(policies)) {
-    throw new ToolExecutorOptionsError({ field: "policies", value: policies, reason: "must be an object keyed by tool name" });
-  }
-  for (const [toolName, policy] of Object.entries(policies)) resolveToolPolicy(defaults, policy, `policies.${toolName}`);
-  for (const key of ["now", "formatObservation", "onEvent"] as const) {
-    const value = options[key];
-    if (value !== undefined && typeof value !== "function") {
-      throw new ToolExecutorOptionsError({ field: key, value, reason: "must be a function" });
-    }
-  }
-  if (options.metrics !== undefined && typeof options.metrics?.record !== "function") {
-    throw new ToolExecutorOptionsError({ field: "metrics", value: "(object)", reason: "must have a record(event) method" });
-  }
-  const maxTrackedRuns = options.maxTrackedRuns ?? DEFAULT_TOOL_EXECUTOR_OPTIONS.maxTrackedRuns;
-  if (!Number.isInteger(maxTrackedRuns) || maxTrackedRuns < 1) {
-    throw new ToolExecutorOptionsError({ field: "maxTrackedRuns", value: maxTrackedRuns, reason: "must be an integer >= 1" });
-  }
-  return Object.freeze({
-    defaults,
-    policies,
-    metrics: options.metrics,
-    onEvent: options.onEvent,
-    logger: options.logger ?? DEFAULT_TOOL_EXECUTOR_OPTIONS.logger,
-    now: options.now ?? DEFAULT_TOOL_EXECUTOR_OPTIONS.now,
-    runContext: options.runContext,
-    formatObservation: options.formatObservation ?? DEFAULT_TOOL_EXECUTOR_OPTIONS.formatObservation,
-    forwardCallbacks: options.forwardCallbacks ?? false,
-    maxTrackedRuns,
-  });
-}
+import { countsAgainstCircuit, failureObservation, isKnownFailure, outcomeOf } from "./failure-observation";
+import { previewText, prepareToolInput, withConfirmField, type ToolInputKind } from "./tool-input";
+import { resolveToolPolicy, type ResolvedToolPolicy } from "./tool-policy";
+import {
+  resolveToolExecutorOptions,
+  type ResolvedToolExecutorOptions,
+  type ToolExecutorLogger,
+  type ToolExecutorOptions,
+} from "./tool-executor-options";
 
 /** A tool returned by {@link ToolExecutor.wrap}: the original's name, description and schema. */
 export type WrappedTool = StructuredTool;
 
-type InputKind = "string" | "object";
+type InputKind = ToolInputKind;
 
 interface ToolState {
   readonly name: string;
@@ -290,48 +131,11 @@ function isToolCallShape(value: unknown): value is { args: unknown; id?: string;
   return isRecord(value) && value.type === "tool_call" && "args" in value;
 }
 
-function stripCodeFence(text: string): string {
-  const trimmed = text.trim();
-  const fenced = /^```[a-zA-Z0-9_-]*\s*\n?([\s\S]*?)\n?```$/.exec(trimmed);
-  return fenced === null ? trimmed : fenced[1].trim();
-}
-
-function issuesOf(issues: readonly InteropZodIssue[]): ToolInputIssue[] {
-  return issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }));
-}
-
-function describeSchemaFields(schema: unknown): string | undefined {
-  if (!isInteropZodObject(schema)) return undefined;
-  const shape = (schema as unknown as { shape?: Record<string, unknown> }).shape;
-  if (!isRecord(shape)) return undefined;
-  const keys = Object.keys(shape);
-  return keys.length === 0 ? undefined : `an object with ${keys.map((key) => `"${key}"`).join(", ")}`;
-}
-
-function previewText(value: unknown): string {
-  try {
-    const text = typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value ?? null);
-    return text.length > 400 ? `${text.slice(0, 399)}…` : text;
-  } catch {
-    return "(unprintable input)";
-  }
-}
-
 function toCircuitState(state: CockatielCircuitState): CircuitState {
   if (state === CockatielCircuitState.Closed) return "closed";
   if (state === CockatielCircuitState.HalfOpen) return "half_open";
   return "open";
 }
-
-function outcomeOf(error: Error): ToolCallOutcome {
-  if (ToolTimeoutError.isInstance(error)) return "timeout";
-  if (CircuitOpenError.isInstance(error)) return "circuit_open";
-  if (BulkheadRejectedError.isInstance(error) || CallLimitExceededError.isInstance(error) || DuplicateCallError.isInstance(error)) return "rejected";
-  if (ToolValidationError.isInstance(error)) return "invalid_input";
-  return "error";
-}
-
-const CONFIRM_PREFIX = /^\s*confirm(?:ed)?\s*:\s*/i;
 
 /**
  * Wraps LangChain tools so they cannot hang, cannot fail silently and cannot fire side effects by
@@ -616,7 +420,7 @@ export class ToolExecutor {
     let result: CallResult;
     let toolInput: unknown = rawInput;
     try {
-      const prepared = await this.prepareInput(state, rawInput);
+      const prepared = await prepareToolInput({ toolName: state.name, kind: state.kind, schema: state.original.schema, policy: state.policy }, rawInput);
       if ("issues" in prepared) {
         const error = new ToolValidationError({ toolName: state.name, issues: prepared.issues, toolInput: rawInput });
         result = { observation: prepared.observation, outcome: "invalid_input", error };
@@ -863,7 +667,7 @@ export class ToolExecutor {
   }
 
   private failure(state: ToolState, error: Error, attempts: number): CallResult {
-    return { observation: failureObservation(state, error, attempts), outcome: outcomeOf(error), error };
+    return { observation: failureObservation(state.name, error, attempts, state.policy.circuitBreaker?.halfOpenAfterMs ?? 0), outcome: outcomeOf(error), error };
   }
 
   /** Calls the original tool once and checks its result; throws typed errors. */
@@ -907,72 +711,6 @@ export class ToolExecutor {
     if (verdict === false) return { label: "check_failed", detail: "checkResult rejected the result" };
     if (typeof verdict === "string") return { label: "check_failed", detail: verdict };
     return verdict as ResultCheckFailure;
-  }
-
-  /** Parses, validates and sanitises the input; extracts the side-effect confirmation. */
-  private async prepareInput(
-    state: ToolState,
-    rawInput: unknown,
-  ): Promise<{ toolInput: unknown; confirmed: boolean } | { issues: ToolInputIssue[]; observation: string }> {
-    const { policy, name: toolName } = state;
-    let toolInput: unknown;
-    let confirmed = false;
-    if (state.kind === "string") {
-      if (typeof rawInput === "string") toolInput = rawInput;
-      else if (rawInput === undefined || rawInput === null) toolInput = "";
-      else if (isRecord(rawInput) && Object.keys(rawInput).length <= 2 && (typeof rawInput.input === "string" || rawInput.input === undefined) && Object.keys(rawInput).every((key) => key === "input" || key === "confirm")) {
-        toolInput = rawInput.input ?? "";
-        if (rawInput.confirm === true) confirmed = true;
-      } else toolInput = previewText(rawInput);
-      if (policy.sideEffects) {
-        if (policy.confirmWhen !== undefined) confirmed = confirmed || policy.confirmWhen(toolInput, { toolName }) === true;
-        else if (CONFIRM_PREFIX.test(toolInput as string)) {
-          confirmed = true;
-          toolInput = (toolInput as string).replace(CONFIRM_PREFIX, "");
-        }
-      }
-    } else {
-      let value = rawInput;
-      if (typeof value === "string") {
-        const text = stripCodeFence(value);
-        try {
-          value = JSON.parse(text);
-        } catch {
-          const expected = describeSchemaFields(state.original.schema) ?? "see the tool description";
-          return { issues: [{ path: "", message: "input is not JSON" }], observation: MODEL_MESSAGES.notJson(toolName, expected) };
-        }
-      }
-      if (value === undefined || value === null) value = {};
-      if (!isRecord(value)) {
-        const expected = describeSchemaFields(state.original.schema) ?? "see the tool description";
-        return { issues: [{ path: "", message: "input must be a JSON object" }], observation: MODEL_MESSAGES.notJson(toolName, expected) };
-      }
-      if (policy.sideEffects) {
-        confirmed = policy.confirmWhen !== undefined ? policy.confirmWhen(value, { toolName }) === true : value.confirm === true;
-        if ("confirm" in value) {
-          const { confirm: _confirm, ...rest } = value;
-          value = rest;
-        }
-      }
-      if (isInteropZodSchema(state.original.schema)) {
-        const parsed = await interopSafeParseAsync(state.original.schema as InteropZodType, value);
-        if (!parsed.success) {
-          const issues = issuesOf(parsed.error.issues);
-          return { issues, observation: MODEL_MESSAGES.invalidInput(toolName, issues, describeSchemaFields(state.original.schema)) };
-        }
-      }
-      toolInput = value;
-    }
-    if (policy.validate !== undefined) {
-      const parsed = await interopSafeParseAsync(policy.validate, toolInput);
-      if (!parsed.success) {
-        const issues = issuesOf(parsed.error.issues);
-        return { issues, observation: MODEL_MESSAGES.invalidInput(toolName, issues) };
-      }
-      toolInput = parsed.data;
-    }
-    if (policy.sanitize !== undefined) toolInput = policy.sanitize(toolInput, { toolName });
-    return { toolInput, confirmed };
   }
 
   private format(value: unknown, context: { toolName: string; toolInput: unknown }): string {
@@ -1063,59 +801,3 @@ function generatorOf(jitter: string): IExponentialBackoffOptions<unknown>["gener
   return decorrelatedJitterGenerator as IExponentialBackoffOptions<unknown>["generator"];
 }
 
-function isKnownFailure(thrown: unknown): boolean {
-  return (
-    ToolTimeoutError.isInstance(thrown) ||
-    CircuitOpenError.isInstance(thrown) ||
-    BulkheadRejectedError.isInstance(thrown) ||
-    ToolValidationError.isInstance(thrown) ||
-    ToolResultCheckError.isInstance(thrown) ||
-    ToolExecutionError.isInstance(thrown)
-  );
-}
-
-/**
- * Failures that count towards opening a circuit: not input errors, not bulkhead rejections, not
- * cancellations by the caller (a timeout reaches the breaker as a ToolTimeoutError and counts).
- */
-function countsAgainstCircuit(error: Error): boolean {
-  return (
-    !ToolValidationError.isInstance(error) &&
-    !BulkheadRejectedError.isInstance(error) &&
-    !(error instanceof CockatielBulkheadRejectedError) &&
-    !(error instanceof TaskCancelledError)
-  );
-}
-
-function failureObservation(state: ToolState, error: Error, attempts: number): string {
-  const toolName = state.name;
-  if (ToolTimeoutError.isInstance(error)) return MODEL_MESSAGES.timeout(toolName, error.timeoutMs, attempts);
-  if (CircuitOpenError.isInstance(error)) return MODEL_MESSAGES.circuitOpen(toolName, state.policy.circuitBreaker?.halfOpenAfterMs ?? 0);
-  if (BulkheadRejectedError.isInstance(error)) return MODEL_MESSAGES.bulkheadRejected(toolName, error.maxConcurrent);
-  if (ToolValidationError.isInstance(error)) return MODEL_MESSAGES.invalidInput(toolName, error.issues);
-  if (ToolResultCheckError.isInstance(error)) return MODEL_MESSAGES.resultCheckFailed(toolName, error.label, error.detail, isRetryableError(error));
-  const cause = ToolExecutionError.isInstance(error) ? error.cause : error;
-  if (cause.name === "AbortError" || cause instanceof TaskCancelledError) return MODEL_MESSAGES.cancelled(toolName);
-  const status = httpStatusOf(cause);
-  if (status !== undefined && status >= 400 && status < 500 && status !== 429) return MODEL_MESSAGES.clientError(toolName, status, cause.message);
-  if (isRetryableError(error)) return MODEL_MESSAGES.retryableError(toolName, cause.message, attempts);
-  return MODEL_MESSAGES.permanentError(toolName, cause.message);
-}
-
-/** Adds an optional `confirm: boolean` to an object schema (zod v3, zod v4 or JSON schema). */
-function withConfirmField(schema: unknown): unknown {
-  const description = "Set to true only to really perform this action; without it you get a dry-run preview.";
-  try {
-    if (isInteropZodObject(schema)) {
-      const confirm = isZodSchemaV3(schema) ? zodV3.boolean().optional().describe(description) : zodV4.boolean().optional().describe(description);
-      return extendInteropZodObject(schema as InteropZodObject, { confirm } as never);
-    }
-  } catch {
-    return schema;
-  }
-  if (isRecord(schema) && schema.type === "object" && !isInteropZodSchema(schema)) {
-    const properties = isRecord(schema.properties) ? schema.properties : {};
-    return { ...schema, properties: { ...properties, confirm: { type: "boolean", description } } };
-  }
-  return schema;
-}

@@ -1,0 +1,71 @@
+import type { ToolCallOutcome } from "@reins/core";
+import { BulkheadRejectedError as CockatielBulkheadRejectedError, TaskCancelledError } from "cockatiel";
+import {
+  BulkheadRejectedError,
+  CallLimitExceededError,
+  CircuitOpenError,
+  DuplicateCallError,
+  ToolExecutionError,
+  ToolResultCheckError,
+  ToolTimeoutError,
+  ToolValidationError,
+} from "./errors";
+import { MODEL_MESSAGES } from "./messages";
+import { httpStatusOf, isRetryableError } from "./normalize-error";
+
+/** The `tool_call` outcome of a failure. */
+export function outcomeOf(error: Error): ToolCallOutcome {
+  if (ToolTimeoutError.isInstance(error)) return "timeout";
+  if (CircuitOpenError.isInstance(error)) return "circuit_open";
+  if (BulkheadRejectedError.isInstance(error) || CallLimitExceededError.isInstance(error) || DuplicateCallError.isInstance(error)) return "rejected";
+  if (ToolValidationError.isInstance(error)) return "invalid_input";
+  return "error";
+}
+
+/** True for the typed failures the pipeline throws itself (they are not wrapped again). */
+export function isKnownFailure(thrown: unknown): boolean {
+  return (
+    ToolTimeoutError.isInstance(thrown) ||
+    CircuitOpenError.isInstance(thrown) ||
+    BulkheadRejectedError.isInstance(thrown) ||
+    ToolValidationError.isInstance(thrown) ||
+    ToolResultCheckError.isInstance(thrown) ||
+    ToolExecutionError.isInstance(thrown)
+  );
+}
+
+/**
+ * Failures that count towards opening a circuit: not input errors, not bulkhead rejections, not
+ * cancellations by the caller (a timeout reaches the breaker as a ToolTimeoutError and counts).
+ */
+export function countsAgainstCircuit(error: Error): boolean {
+  return (
+    !ToolValidationError.isInstance(error) &&
+    !BulkheadRejectedError.isInstance(error) &&
+    !(error instanceof CockatielBulkheadRejectedError) &&
+    !(error instanceof TaskCancelledError)
+  );
+}
+
+/**
+ * The model-facing observation of a failed call: what failed, whether trying again can help, what
+ * to do. Never includes a stack trace.
+ *
+ * @param toolName - the tool
+ * @param error - the typed failure
+ * @param attempts - attempts made (mentioned when > 1)
+ * @param halfOpenAfterMs - the breaker pause, mentioned for an open circuit
+ */
+export function failureObservation(toolName: string, error: Error, attempts: number, halfOpenAfterMs: number): string {
+  if (ToolTimeoutError.isInstance(error)) return MODEL_MESSAGES.timeout(toolName, error.timeoutMs, attempts);
+  if (CircuitOpenError.isInstance(error)) return MODEL_MESSAGES.circuitOpen(toolName, halfOpenAfterMs);
+  if (BulkheadRejectedError.isInstance(error)) return MODEL_MESSAGES.bulkheadRejected(toolName, error.maxConcurrent);
+  if (ToolValidationError.isInstance(error)) return MODEL_MESSAGES.invalidInput(toolName, error.issues);
+  if (ToolResultCheckError.isInstance(error)) return MODEL_MESSAGES.resultCheckFailed(toolName, error.label, error.detail, isRetryableError(error));
+  const cause = ToolExecutionError.isInstance(error) ? error.cause : error;
+  if (cause.name === "AbortError" || cause instanceof TaskCancelledError) return MODEL_MESSAGES.cancelled(toolName);
+  const status = httpStatusOf(cause);
+  if (status !== undefined && status >= 400 && status < 500 && status !== 429) return MODEL_MESSAGES.clientError(toolName, status, cause.message);
+  if (isRetryableError(error)) return MODEL_MESSAGES.retryableError(toolName, cause.message, attempts);
+  return MODEL_MESSAGES.permanentError(toolName, cause.message);
+}

@@ -1,0 +1,165 @@
+import type { ReinsEventListener, ReinsEventRecorder, RunContextStore } from "@reins/core";
+import { ToolExecutorOptionsError } from "./errors";
+import { defaultFormatObservation } from "./format-observation";
+import { resolveToolPolicy, type ToolPolicy } from "./tool-policy";
+
+/** Where operator-facing diagnostics go. Every method is optional; the default logs nothing. */
+export interface ToolExecutorLogger {
+  debug?(message: string, fields?: Record<string, unknown>): void;
+  info?(message: string, fields?: Record<string, unknown>): void;
+  warn?(message: string, fields?: Record<string, unknown>): void;
+  error?(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** Turns a successful tool result into the observation text. */
+export type FormatObservation = (result: unknown, context: { toolName: string; toolInput: unknown }) => string;
+
+/** Options of {@link ToolExecutor}. */
+export interface ToolExecutorOptions {
+  /**
+   * Policy every tool gets, merged over `DEFAULT_TOOL_POLICY`.
+   * @default {}
+   */
+  defaults?: ToolPolicy;
+  /**
+   * Per-tool policies by tool name, each merged deeply over `defaults`.
+   * @default {}
+   */
+  policies?: Readonly<Record<string, ToolPolicy>>;
+  /** Receives every event (`createAgentMetrics()` from `@reins/metrics` is one). @default undefined */
+  metrics?: ReinsEventRecorder;
+  /** Called with every event. @default undefined */
+  onEvent?: ReinsEventListener;
+  /** Operator diagnostics: typed errors of failed calls (warn), option problems. @default no logging */
+  logger?: ToolExecutorLogger;
+  /**
+   * Clock in epoch milliseconds, for durations and cache expiry. (Breaker half-open timing and
+   * timers follow the global `Date.now`/`setTimeout`, as cockatiel does.)
+   * @default Date.now
+   */
+  now?: () => number;
+  /**
+   * Shared per-run state (Reins' `createReactAgent` passes the store its `LoopControlHandler`
+   * fills). Used to find the run of a call (call caps, idempotency) and to drain the loop
+   * controller's pending notes into the observation.
+   * @default undefined (runs are then tracked by the tool run's parent run id, and there are no
+   * loop notes to append)
+   */
+  runContext?: RunContextStore;
+  /**
+   * Formats successful results (the react-agent passes the observation cleaner here). Applied
+   * last; a formatter that throws or returns a blank/non-string falls back to the default.
+   * @default defaultFormatObservation
+   */
+  formatObservation?: FormatObservation;
+  /**
+   * Forward LangChain callbacks to the original tool, so it appears as a nested tool run under
+   * the wrapped tool's run (useful for tracing tools that call models). Off by default so each
+   * action produces exactly one tool run in callbacks.
+   * @default false
+   */
+  forwardCallbacks?: boolean;
+  /**
+   * Runs tracked by parent run id when the run is not registered in `runContext` (oldest dropped
+   * first).
+   * @default 1000
+   */
+  maxTrackedRuns?: number;
+}
+
+/** `ToolExecutorOptions` with defaults applied and every policy validated. */
+export interface ResolvedToolExecutorOptions {
+  readonly defaults: ToolPolicy;
+  readonly policies: Readonly<Record<string, ToolPolicy>>;
+  readonly metrics: ReinsEventRecorder | undefined;
+  readonly onEvent: ReinsEventListener | undefined;
+  readonly logger: ToolExecutorLogger;
+  readonly now: () => number;
+  readonly runContext: RunContextStore | undefined;
+  readonly formatObservation: FormatObservation;
+  readonly forwardCallbacks: boolean;
+  readonly maxTrackedRuns: number;
+}
+
+/** Defaults of {@link ToolExecutorOptions}. */
+export const DEFAULT_TOOL_EXECUTOR_OPTIONS: Readonly<
+  Pick<ResolvedToolExecutorOptions, "defaults" | "policies" | "now" | "formatObservation" | "forwardCallbacks" | "maxTrackedRuns" | "logger">
+> = Object.freeze({
+  defaults: Object.freeze({}),
+  policies: Object.freeze({}),
+  now: (): number => Date.now(),
+  formatObservation: defaultFormatObservation,
+  forwardCallbacks: false,
+  maxTrackedRuns: 1000,
+  logger: Object.freeze({}),
+});
+
+const OPTION_KEYS = [
+  "defaults",
+  "policies",
+  "metrics",
+  "onEvent",
+  "logger",
+  "now",
+  "runContext",
+  "formatObservation",
+  "forwardCallbacks",
+  "maxTrackedRuns",
+];
+
+/**
+ * Applies defaults to {@link ToolExecutorOptions} and validates them, including every policy.
+ *
+ * @throws {ToolExecutorOptionsError} naming the first bad field (e.g. `policies.search.timeoutMs`)
+ */
+export function resolveToolExecutorOptions(options: ToolExecutorOptions = {}): ResolvedToolExecutorOptions {
+  if (typeof options !== "object" || options === null) {
+    throw new ToolExecutorOptionsError({ field: "options", value: options, reason: "must be an object" });
+  }
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.includes(key)) {
+      throw new ToolExecutorOptionsError({ field: key, value: (options as Record<string, unknown>)[key], reason: `unknown option (known: ${OPTION_KEYS.join(", ")})` });
+    }
+  }
+  const defaults = options.defaults ?? DEFAULT_TOOL_EXECUTOR_OPTIONS.defaults;
+  resolveToolPolicy(defaults, undefined, "defaults");
+  const policies = options.policies ?? DEFAULT_TOOL_EXECUTOR_OPTIONS.policies;
+  if (typeof policies !== "object" || policies === null || Array.isArray(policies)) {
+    throw new ToolExecutorOptionsError({ field: "policies", value: policies, reason: "must be an object keyed by tool name" });
+  }
+  for (const [toolName, policy] of Object.entries(policies)) resolveToolPolicy(defaults, policy, `policies.${toolName}`);
+  for (const key of ["now", "formatObservation", "onEvent"] as const) {
+    const value = options[key];
+    if (value !== undefined && typeof value !== "function") {
+      throw new ToolExecutorOptionsError({ field: key, value, reason: "must be a function" });
+    }
+  }
+  if (options.forwardCallbacks !== undefined && typeof options.forwardCallbacks !== "boolean") {
+    throw new ToolExecutorOptionsError({ field: "forwardCallbacks", value: options.forwardCallbacks, reason: "must be a boolean" });
+  }
+  if (options.logger !== undefined && (typeof options.logger !== "object" || options.logger === null)) {
+    throw new ToolExecutorOptionsError({ field: "logger", value: options.logger, reason: "must be an object with optional debug/info/warn/error methods" });
+  }
+  if (options.runContext !== undefined && typeof options.runContext?.contextOf !== "function") {
+    throw new ToolExecutorOptionsError({ field: "runContext", value: "(object)", reason: "must be a RunContextStore from @reins/core" });
+  }
+  if (options.metrics !== undefined && typeof options.metrics?.record !== "function") {
+    throw new ToolExecutorOptionsError({ field: "metrics", value: "(object)", reason: "must have a record(event) method" });
+  }
+  const maxTrackedRuns = options.maxTrackedRuns ?? DEFAULT_TOOL_EXECUTOR_OPTIONS.maxTrackedRuns;
+  if (!Number.isInteger(maxTrackedRuns) || maxTrackedRuns < 1) {
+    throw new ToolExecutorOptionsError({ field: "maxTrackedRuns", value: maxTrackedRuns, reason: "must be an integer >= 1" });
+  }
+  return Object.freeze({
+    defaults,
+    policies,
+    metrics: options.metrics,
+    onEvent: options.onEvent,
+    logger: options.logger ?? DEFAULT_TOOL_EXECUTOR_OPTIONS.logger,
+    now: options.now ?? DEFAULT_TOOL_EXECUTOR_OPTIONS.now,
+    runContext: options.runContext,
+    formatObservation: options.formatObservation ?? DEFAULT_TOOL_EXECUTOR_OPTIONS.formatObservation,
+    forwardCallbacks: options.forwardCallbacks ?? false,
+    maxTrackedRuns,
+  });
+}

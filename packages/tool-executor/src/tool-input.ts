@@ -1,0 +1,165 @@
+import {
+  extendInteropZodObject,
+  interopSafeParseAsync,
+  isInteropZodObject,
+  isInteropZodSchema,
+  isZodSchemaV3,
+  type InteropZodIssue,
+  type InteropZodObject,
+  type InteropZodType,
+} from "@langchain/core/utils/types";
+import { z as zodV3 } from "zod/v3";
+import { z as zodV4 } from "zod/v4";
+import type { ToolInputIssue } from "./errors";
+import { MODEL_MESSAGES } from "./messages";
+import type { ResolvedToolPolicy } from "./tool-policy";
+
+/** How a wrapped tool takes its input. */
+export type ToolInputKind = "string" | "object";
+
+/** What {@link prepareToolInput} needs to know about the tool. */
+export interface ToolInputTarget {
+  readonly toolName: string;
+  readonly kind: ToolInputKind;
+  /** The original tool's schema. */
+  readonly schema: unknown;
+  readonly policy: ResolvedToolPolicy;
+}
+
+/** An accepted input. */
+export interface PreparedToolInput {
+  readonly toolInput: unknown;
+  readonly confirmed: boolean;
+}
+
+/** A rejected input: field-level issues and the observation for the model. */
+export interface RejectedToolInput {
+  readonly issues: ToolInputIssue[];
+  readonly observation: string;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+const CONFIRM_PREFIX = /^\s*confirm(?:ed)?\s*:\s*/i;
+
+function stripCodeFence(text: string): string {
+  const trimmed = text.trim();
+  const fenced = /^```[a-zA-Z0-9_-]*\s*\n?([\s\S]*?)\n?```$/.exec(trimmed);
+  return fenced === null ? trimmed : fenced[1].trim();
+}
+
+function issuesOf(issues: readonly InteropZodIssue[]): ToolInputIssue[] {
+  return issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }));
+}
+
+function describeSchemaFields(schema: unknown): string | undefined {
+  if (!isInteropZodObject(schema)) return undefined;
+  const shape = (schema as unknown as { shape?: Record<string, unknown> }).shape;
+  if (!isRecord(shape)) return undefined;
+  const keys = Object.keys(shape);
+  return keys.length === 0 ? undefined : `an object with ${keys.map((key) => `"${key}"`).join(", ")}`;
+}
+
+/** The input as compact JSON for the model (bounded to 400 characters). */
+export function previewText(value: unknown): string {
+  try {
+    const text = typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value ?? null);
+    return text.length > 400 ? `${text.slice(0, 399)}…` : text;
+  } catch {
+    return "(unprintable input)";
+  }
+}
+
+/**
+ * Parses, validates and sanitises a tool input, and extracts the side-effect confirmation.
+ * String tools accept a string, `{ input }` (a `ToolCall`'s args) or nothing; object-schema tools
+ * accept an object or JSON text (a code fence around it is removed), validated against the
+ * original schema (zod v3/v4) and then the policy's `validate` schema.
+ *
+ * @returns the input to run with and whether it is confirmed, or the issues and the model-facing
+ *   observation that rejects it
+ */
+export async function prepareToolInput(
+target: ToolInputTarget,
+rawInput: unknown,
+): Promise<PreparedToolInput | RejectedToolInput> {
+const { policy, toolName } = target;
+  let toolInput: unknown;
+  let confirmed = false;
+  if (target.kind === "string") {
+    if (typeof rawInput === "string") toolInput = rawInput;
+    else if (rawInput === undefined || rawInput === null) toolInput = "";
+    else if (isRecord(rawInput) && Object.keys(rawInput).length <= 2 && (typeof rawInput.input === "string" || rawInput.input === undefined) && Object.keys(rawInput).every((key) => key === "input" || key === "confirm")) {
+      toolInput = rawInput.input ?? "";
+      if (rawInput.confirm === true) confirmed = true;
+    } else toolInput = previewText(rawInput);
+    if (policy.sideEffects) {
+      if (policy.confirmWhen !== undefined) confirmed = confirmed || policy.confirmWhen(toolInput, { toolName }) === true;
+      else if (CONFIRM_PREFIX.test(toolInput as string)) {
+        confirmed = true;
+        toolInput = (toolInput as string).replace(CONFIRM_PREFIX, "");
+      }
+    }
+  } else {
+    let value = rawInput;
+    if (typeof value === "string") {
+      const text = stripCodeFence(value);
+      try {
+        value = JSON.parse(text);
+      } catch {
+        const expected = describeSchemaFields(target.schema) ?? "see the tool description";
+        return { issues: [{ path: "", message: "input is not JSON" }], observation: MODEL_MESSAGES.notJson(toolName, expected) };
+      }
+    }
+    if (value === undefined || value === null) value = {};
+    if (!isRecord(value)) {
+      const expected = describeSchemaFields(target.schema) ?? "see the tool description";
+      return { issues: [{ path: "", message: "input must be a JSON object" }], observation: MODEL_MESSAGES.notJson(toolName, expected) };
+    }
+    if (policy.sideEffects) {
+      confirmed = policy.confirmWhen !== undefined ? policy.confirmWhen(value, { toolName }) === true : value.confirm === true;
+      if ("confirm" in value) {
+        const { confirm: _confirm, ...rest } = value;
+        value = rest;
+      }
+    }
+    if (isInteropZodSchema(target.schema)) {
+      const parsed = await interopSafeParseAsync(target.schema as InteropZodType, value);
+      if (!parsed.success) {
+        const issues = issuesOf(parsed.error.issues);
+        return { issues, observation: MODEL_MESSAGES.invalidInput(toolName, issues, describeSchemaFields(target.schema)) };
+      }
+    }
+    toolInput = value;
+  }
+  if (policy.validate !== undefined) {
+    const parsed = await interopSafeParseAsync(policy.validate, toolInput);
+    if (!parsed.success) {
+      const issues = issuesOf(parsed.error.issues);
+      return { issues, observation: MODEL_MESSAGES.invalidInput(toolName, issues) };
+    }
+    toolInput = parsed.data;
+  }
+  if (policy.sanitize !== undefined) toolInput = policy.sanitize(toolInput, { toolName });
+  return { toolInput, confirmed };
+}
+
+/** Adds an optional `confirm: boolean` to an object schema (zod v3, zod v4 or JSON schema). */
+export function withConfirmField(schema: unknown): unknown {
+  const description = "Set to true only to really perform this action; without it you get a dry-run preview.";
+  try {
+    if (isInteropZodObject(schema)) {
+      const confirm = isZodSchemaV3(schema) ? zodV3.boolean().optional().describe(description) : zodV4.boolean().optional().describe(description);
+      return extendInteropZodObject(schema as InteropZodObject, { confirm } as never);
+    }
+  } catch {
+    return schema;
+  }
+  if (isRecord(schema) && schema.type === "object" && !isInteropZodSchema(schema)) {
+    const properties = isRecord(schema.properties) ? schema.properties : {};
+    return { ...schema, properties: { ...properties, confirm: { type: "boolean", description } } };
+  }
+  return schema;
+}
