@@ -678,6 +678,23 @@ describe("ToolExecutor policy composition", () => {
 });
 
 describe("ToolExecutor diagnostics", () => {
+  describe("with a metrics recorder and a listener that throws", () => {
+    it("records every event and never lets a broken listener break the call", async () => {
+      const recorded: ReinsEvent[] = [];
+      const warnings: string[] = [];
+      const [wrapped] = new ToolExecutor({
+        metrics: { record: (event) => recorded.push(event) },
+        onEvent: () => {
+          throw new Error("listener broke");
+        },
+        logger: { warn: (message) => warnings.push(message) },
+      }).wrap([new DynamicTool({ name: "t", description: "T.", func: async () => "ok" })]);
+      await expect(wrapped.invoke("x")).resolves.toBe("ok");
+      expect(recorded).toMatchObject([{ type: "tool_call", toolName: "t", outcome: "success" }]);
+      expect(warnings).toEqual(["An event recorder or listener threw; the event was dropped for it."]);
+    });
+  });
+
   describe("when a policy names a tool that is not wrapped", () => {
     it("logs a warning naming the tool and the wrapped ones", () => {
       const warnings: string[] = [];
