@@ -3,14 +3,15 @@
  * (`@langchain/classic/agents/react/output_parser`, the parser the stock `createReactAgent` uses):
  * 1. typical parse time, both parsers in this process, on the well-formed `llm_output`s of the
  *    recorded trajectories (text formats; the stock parser accepts them and any action names a
- *    registered tool): median per-parse time over interleaved rounds, and the ratio Reins / stock;
+ *    registered tool): median CPU time per parse over interleaved rounds, and the ratio Reins / stock;
  * 2. worst-case scaling on hostile inputs of 1 KB → 1 MB (whitespace after `Action:`, 10^5
  *    `Action:` lines, unbalanced braces, unbalanced quotes). Reins runs in this process; the stock
  *    parser runs in a worker thread per input, cut off after 10 s (its regex backtracks
  *    catastrophically: "Action:" + 10 000 spaces takes minutes).
  *
- * Run standalone: `npx tsx examples/bench/parser-bench.ts`. Times are wall time (performance.now)
- * on this machine after a warm-up; other processes on the machine add noise, hence medians.
+ * Run standalone: `npx tsx examples/bench/parser-bench.ts`. Typical parse times are CPU time
+ * (process.cpuUsage), scaling times wall time (performance.now), both after a warm-up and as medians:
+ * other processes on the machine add noise.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -29,7 +30,7 @@ export interface TypicalParseResult {
   /** Outputs timed (each parsed `repeats` times per round). */
   readonly samples: number;
   readonly rounds: number;
-  /** Median time of one parse, in microseconds. */
+  /** Median CPU time of one parse, in microseconds. */
   readonly reinsMicroseconds: number;
   readonly stockMicroseconds: number;
   /** reinsMicroseconds / stockMicroseconds. */
@@ -123,8 +124,12 @@ async function wellFormedSamples(file: string): Promise<Sample[]> {
   return samples;
 }
 
+/**
+ * Microseconds of CPU time per parse (`process.cpuUsage`, user + system): unlike wall time it does
+ * not count the time other processes on a busy machine take from this one.
+ */
 async function timeParses(samples: readonly Sample[], which: "reins" | "stock", repeats: number): Promise<number> {
-  const start = performance.now();
+  const start = process.cpuUsage();
   for (let repeat = 0; repeat < repeats; repeat += 1) {
     for (const sample of samples) {
       try {
@@ -134,7 +139,8 @@ async function timeParses(samples: readonly Sample[], which: "reins" | "stock", 
       }
     }
   }
-  return ((performance.now() - start) * 1000) / (repeats * samples.length);
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / (repeats * samples.length);
 }
 
 function median(values: readonly number[]): number {
@@ -146,9 +152,12 @@ function median(values: readonly number[]): number {
 async function typicalParse(file: string, rounds: number): Promise<TypicalParseResult> {
   const samples = await wellFormedSamples(file);
   if (samples.length === 0) throw new Error(`no well-formed outputs in ${file}`);
-  const repeats = Math.max(1, Math.ceil(2_000 / samples.length));
-  await timeParses(samples, "reins", repeats);
-  await timeParses(samples, "stock", repeats);
+  const repeats = Math.max(1, Math.ceil(5_000 / samples.length));
+  // Warm-up: let the JIT optimise both parsers' paths before timing.
+  for (let warmUp = 0; warmUp < 5; warmUp += 1) {
+    await timeParses(samples, "reins", repeats);
+    await timeParses(samples, "stock", repeats);
+  }
   const reinsTimes: number[] = [];
   const stockTimes: number[] = [];
   for (let round = 0; round < rounds; round += 1) {

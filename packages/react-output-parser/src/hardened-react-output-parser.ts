@@ -116,6 +116,7 @@ export class HardenedReActOutputParser extends BaseOutputParser<AgentAction | Ag
 
   private readonly resolved: ResolvedHardenedReActOutputParserOptions;
   private readonly hasValidators: boolean;
+  private readonly hasEventSinks: boolean;
 
   /**
    * @param options - tools, labels, conflict policy, validators and event sinks; see
@@ -126,6 +127,7 @@ export class HardenedReActOutputParser extends BaseOutputParser<AgentAction | Ag
     super();
     this.resolved = resolveHardenedReActOutputParserOptions(options);
     this.toolNames = this.resolved.reader.toolNames;
+    this.hasEventSinks = this.resolved.metrics !== undefined || this.resolved.onEvent !== undefined;
     this.hasValidators = Object.values(this.resolved.validators).some((value) => value !== undefined && !(Array.isArray(value) && value.length === 0));
   }
 
@@ -140,8 +142,8 @@ export class HardenedReActOutputParser extends BaseOutputParser<AgentAction | Ag
    */
   async parse(text: string): Promise<AgentAction | AgentFinish> {
     const step = readReActStep(text, this.resolved.reader);
-    // The common case (a clean reply, no validators): no report object, nothing to emit.
-    if (step.ok && step.repairs.length === 0 && !this.hasValidators) {
+    // The common case (no validators, nothing to emit): no report object.
+    if (step.ok && !this.hasValidators && (step.repairs.length === 0 || !this.hasEventSinks)) {
       return step.kind === "action" ? { tool: step.tool, toolInput: step.toolInput, log: text } : { returnValues: { output: step.output }, log: text };
     }
     return this.unwrap(this.settle(step, text, undefined));

@@ -768,6 +768,33 @@ function withoutStep(work: Work, body: string, preamble: readonly string[], segm
 
 const NO_REPAIRS: readonly string[] = Object.freeze([]);
 const EMPTY_INPUT_REPAIRS: readonly string[] = Object.freeze(["empty_action_input"]);
+const UNWRAPPED_INPUT_REPAIRS: readonly string[] = Object.freeze(["string_input_unwrapped"]);
+const FENCE_REPAIRS: readonly string[] = Object.freeze(["code_fence_removed"]);
+/** An opening fence line right after "Action Input:": ``` and an optional language tag. */
+const OPENING_FENCE = /\n```[A-Za-z0-9_+.-]*\n/y;
+
+/**
+ * The content of a fenced Action Input that ends the reply ("Action Input:\n```lang\n…\n```"),
+ * trimmed; `undefined` when the shape differs in any way (the full reader then decides).
+ */
+function fencedInput(text: string, from: number): string | undefined {
+  OPENING_FENCE.lastIndex = from;
+  if (OPENING_FENCE.exec(text) === null) return undefined;
+  const contentStart = OPENING_FENCE.lastIndex;
+  let end = text.length;
+  while (end > contentStart && isBlankCode(text.charCodeAt(end - 1))) end -= 1;
+  if (end - contentStart < 4 || !text.startsWith("\n```", end - 4)) return undefined;
+  const closing = end - 4;
+  // No other fence line inside, no reasoning tag or CR anywhere in it.
+  if (text.indexOf("\n```", contentStart) !== closing) return undefined;
+  const content = text.slice(contentStart, closing);
+  if (content.includes("<") || content.includes("\r") || content.startsWith("```")) return undefined;
+  return content.trim();
+}
+
+function isBlankCode(code: number): boolean {
+  return code === 32 || code === 10 || code === 9;
+}
 
 function isBlankFrom(text: string, from: number): boolean {
   for (let index = from; index < text.length; index += 1) {
@@ -783,7 +810,7 @@ function isBlankFrom(text: string, from: number): boolean {
  * `[^\n…]*` is followed by a newline it cannot match, so the match is linear; the classes also keep
  * CR, tags and code fences out (those replies take the full reader).
  */
-const CANONICAL_ACTION = /(?:Thought:)?([^\n<`\r]*)\n+Action:([^\n<`\r]*)\n+Action Input:([^\n<`\r]*)/y;
+const CANONICAL_ACTION = /(?:(?:Thought:)?([^\n<`\r]*)\n+)?Action:([^\n<`\r]*)\n+Action Input:([^\n<`\r]*)/y;
 const CANONICAL_FINAL = /(?:Thought:)?([^\n<`\r]*)\n+(?:Final Answer|Answer|AI):([^\n<`\r]*)/y;
 
 function isQuoteCode(code: number): boolean {
@@ -801,16 +828,34 @@ function readCanonicalStep(text: string, config: ReaderConfig): ReActStep | unde
   let start = 0;
   while (start < text.length && (text.charCodeAt(start) === 10 || text.charCodeAt(start) === 32)) start += 1;
   CANONICAL_ACTION.lastIndex = start;
-  const action = CANONICAL_ACTION.exec(text);
+  // A final answer has no "Action:" anywhere: one native search spares the action pattern.
+  const action = text.includes("Action:") ? CANONICAL_ACTION.exec(text) : null;
   if (action !== null) {
-    if (!isBlankFrom(text, CANONICAL_ACTION.lastIndex) || !plainThought(action[1], config.labels)) return undefined;
+    const thoughtLine = action[1] ?? "";
+    const inputLine = action[3].trim();
+    const fenced = inputLine.length === 0 ? fencedInput(text, CANONICAL_ACTION.lastIndex) : undefined;
+    if ((fenced === undefined && !isBlankFrom(text, CANONICAL_ACTION.lastIndex)) || !plainThought(thoughtLine, config.labels)) return undefined;
     const spec = config.tools.get(action[2].trim());
     if (spec === undefined || spec.kind !== "string") return undefined;
-    const rawInput = action[3].trim();
-    const thought = action[1].trim();
+    const thought = thoughtLine.trim();
+    if (fenced !== undefined) {
+      if (fenced.length === 0 || isQuoteCode(fenced.charCodeAt(0)) || fenced[0] === "{" || isPromptEchoInput(fenced)) return undefined;
+      return { ok: true, kind: "action", tool: spec.name, toolInput: fenced, thought, repairs: FENCE_REPAIRS };
+    }
+    const rawInput = inputLine;
     if (rawInput.length === 0) return { ok: true, kind: "action", tool: spec.name, toolInput: "", thought, repairs: EMPTY_INPUT_REPAIRS };
-    // JSON for a string tool passes through unless it may be a schema echo or a wrapped {input}.
-    if (rawInput[0] === "{" && (rawInput.includes("type") || rawInput.includes("input") || findBalancedEnd(rawInput, 0) !== rawInput.length)) return undefined;
+    if (rawInput[0] === "{") {
+      if (findBalancedEnd(rawInput, 0) !== rawInput.length) return undefined;
+      // As stringInput: JSON passes through unless it is a schema echo (the full reader words the
+      // rejection) or a wrapped {input}.
+      if (rawInput.includes("type") || rawInput.includes("input")) {
+        const parsed = parseLooseJson(rawInput, config.maxRepairChars);
+        if (parsed !== undefined && isSchemaEcho(parsed.value)) return undefined;
+        const only = parsed !== undefined && isPlainObject(parsed.value) && Object.keys(parsed.value).length === 1 ? parsed.value.input : undefined;
+        if (typeof only === "string") return { ok: true, kind: "action", tool: spec.name, toolInput: only, thought, repairs: UNWRAPPED_INPUT_REPAIRS };
+      }
+      return { ok: true, kind: "action", tool: spec.name, toolInput: rawInput, thought, repairs: NO_REPAIRS };
+    }
     if (isPromptEchoInput(rawInput)) return undefined;
     if (!isQuoteCode(rawInput.charCodeAt(0))) {
       return { ok: true, kind: "action", tool: spec.name, toolInput: rawInput, thought, repairs: NO_REPAIRS };
