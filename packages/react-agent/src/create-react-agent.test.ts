@@ -146,6 +146,12 @@ describe("createReactAgent", () => {
       expect(agent.callbacks).toEqual([agent.loopControl]);
     });
 
+    it("shares one RunContextStore between the wrapped tools, the loop handler and the agent", async () => {
+      const { agent } = await setUp([]);
+      expect(agent.toolExecutor?.options.runContext).toBe(agent.runContext);
+      expect(agent.loopControl?.runContext).toBe(agent.runContext);
+    });
+
     it("binds stop: ['\\nObservation:'] and renders the tools into the prompt", async () => {
       const { executor, llm, agent } = await setUp(["Thought: easy\nFinal Answer: 42"]);
       await executor.invoke({ input: "what is the answer?" }, { callbacks: agent.callbacks });
@@ -231,6 +237,29 @@ describe("createReactAgent", () => {
       expect(harness.calls.length).toBeLessThanOrEqual(3);
       expect(llm.pending).toBeGreaterThan(0);
       expect(agent.runContext.size).toBe(0);
+    });
+  });
+
+  describe("with stop: false (a model that rejects the stop parameter)", () => {
+    it("binds no stop sequence and still cuts the invented continuation", async () => {
+      const harness = makeTools();
+      const llm = new ReplayChatModel({
+        outputs: ["Action: capital\nAction Input: Japan\nObservation: Kyoto\nFinal Answer: Kyoto", "Final Answer: Tokyo"],
+      });
+      const agent = await createReactAgent({ llm, tools: harness.tools, prompt: REACT_PROMPT, stop: false, streamRunnable: false });
+      const executor = new AgentExecutor({ agent, tools: agent.tools, handleParsingErrors: true });
+      const result = await executor.invoke({ input: "capital of Japan?" }, { callbacks: agent.callbacks });
+      expect(llm.calls[0].stop).toBeUndefined();
+      expect(harness.calls).toEqual([{ tool: "capital", input: "Japan" }]);
+      expect(result.output).toBe("Tokyo");
+      expect(llm.calls[1].prompt).not.toContain("Kyoto");
+    });
+
+    it("rejects an empty stop list, naming the field", async () => {
+      const { tools } = makeTools();
+      await expect(
+        createReactAgent({ llm: new ReplayChatModel({ outputs: [] }), tools, prompt: REACT_PROMPT, stop: [] }),
+      ).rejects.toMatchObject({ field: "stop" });
     });
   });
 

@@ -52,6 +52,13 @@ export interface CreateReactAgentOptions {
    */
   streamRunnable?: boolean;
   /**
+   * Stop sequences bound to the model, as the stock agent binds them. `false` binds none, for a
+   * model or server that rejects the `stop` parameter (some reasoning models do): the parser then
+   * cuts the continuation the model writes past its action.
+   * @default ["\nObservation:"]
+   */
+  stop?: readonly string[] | false;
+  /**
    * Options of the `HardenedReActOutputParser` (labels, conflict policy, fuzzy tool names,
    * validators). Its `tools` are the agent's (wrapped) tools.
    * @default {}
@@ -122,6 +129,7 @@ export interface ResolvedReactAgentOptions {
   readonly tools: readonly ReactAgentTool[];
   readonly prompt: BasePromptTemplate;
   readonly streamRunnable: boolean | undefined;
+  readonly stop: readonly string[] | false;
   readonly parser: ReactAgentParserOptions;
   readonly toolExecutor: ToolExecutorOptions | ToolExecutor | false;
   readonly observation: ObservationCleanerOptions | ObservationCleaner | false;
@@ -182,6 +190,10 @@ export function resolveReactAgentOptions(options: CreateReactAgentOptions): Reso
   if (options.streamRunnable !== undefined && typeof options.streamRunnable !== "boolean") {
     throw new ReactAgentOptionsError({ field: "streamRunnable", reason: "must be a boolean" });
   }
+  const { stop } = options;
+  if (stop !== undefined && stop !== false && !(Array.isArray(stop) && stop.length > 0 && stop.every((item) => typeof item === "string" && item.length > 0))) {
+    throw new ReactAgentOptionsError({ field: "stop", reason: "must be a non-empty array of non-empty strings, or false" });
+  }
   if (options.parser !== undefined && !isPlainOptions(options.parser)) {
     throw new ReactAgentOptionsError({ field: "parser", reason: "must be an options object" });
   }
@@ -205,6 +217,7 @@ export function resolveReactAgentOptions(options: CreateReactAgentOptions): Reso
     tools,
     prompt,
     streamRunnable: options.streamRunnable,
+    stop: stop ?? DEFAULT_REACT_AGENT_OPTIONS.stop,
     parser: options.parser ?? DEFAULT_REACT_AGENT_OPTIONS.parser,
     toolExecutor: options.toolExecutor ?? DEFAULT_REACT_AGENT_OPTIONS.toolExecutor,
     observation: options.observation ?? DEFAULT_REACT_AGENT_OPTIONS.observation,
@@ -498,9 +511,10 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
   })) as BasePromptTemplate;
   // withConfig, as the stock agent does: the stop list reaches the model as a call option on both
   // the 0.3 and 1.x lines.
-  const llmWithStop = (resolved.llm as unknown as Runnable).withConfig({
-    stop: [...DEFAULT_REACT_AGENT_OPTIONS.stop],
-  } as Partial<RunnableConfig>);
+  const llmWithStop =
+    resolved.stop === false
+      ? (resolved.llm as unknown as Runnable)
+      : (resolved.llm as unknown as Runnable).withConfig({ stop: [...resolved.stop] } as Partial<RunnableConfig>);
 
   return new ReinsReactAgent({
     prompt: partialedPrompt,
