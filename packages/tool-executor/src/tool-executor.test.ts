@@ -527,6 +527,20 @@ describe("ToolExecutor", () => {
       expect(context.loop.pendingNotes).toEqual([]);
     });
 
+    it("keeps the artifact of a content_and_artifact tool and observes its content", async () => {
+      const search = tool(async (query: string) => [`2 results for ${query}`, { hits: [1, 2] }], {
+        name: "search",
+        description: "S.",
+        responseFormat: "content_and_artifact",
+      });
+      const [wrapped] = new ToolExecutor({ defaults: { cache: true } }).wrap([search]);
+      await expect(wrapped.invoke("cats")).resolves.toBe("2 results for cats");
+      const message = await wrapped.invoke({ name: "search", args: { input: "dogs" }, id: "call_9", type: "tool_call" });
+      expect(message).toBeInstanceOf(ToolMessage);
+      expect((message as ToolMessage).content).toBe("2 results for dogs");
+      expect((message as ToolMessage).artifact).toEqual({ hits: [1, 2] });
+    });
+
     it("returns a ToolMessage with status error when called with a ToolCall (ToolNode, createAgent)", async () => {
       const failing = scriptedStringTool("search", [
         () => {

@@ -76,6 +76,8 @@ interface ToolState {
   readonly bulkhead: BulkheadPolicy | undefined;
   readonly timeout: TimeoutPolicy | undefined;
   readonly retry: RetryPolicy | undefined;
+  /** The original tool answers `[content, artifact]` (`responseFormat: "content_and_artifact"`). */
+  readonly contentAndArtifact: boolean;
   /** A plain `DynamicTool`'s function, called directly (see {@link directFuncOf}). */
   readonly directFunc: DynamicTool["func"] | undefined;
   readonly store: ToolResultStore | undefined;
@@ -98,7 +100,9 @@ interface CallResult {
   readonly observation: string;
   readonly outcome: ToolCallOutcome;
   readonly error?: Error;
-  /** The raw result of a successful call (a ToolMessage artifact). */
+  /** The raw result of a successful call (what the cache stores). */
+  readonly raw?: unknown;
+  /** The `ToolMessage` artifact: the tool's own artifact (`content_and_artifact`), else the raw result. */
   readonly artifact?: unknown;
   /** A LangGraph direct output (`Command`, `ToolMessage`) returned by the tool, passed through. */
   readonly direct?: unknown;
@@ -116,6 +120,22 @@ const NEVER_ABORTED = new AbortController().signal;
 
 const SLOT_PREFIX = "@reins/tool-executor";
 let executorCount = 0;
+
+/** Id of the ToolCall the wrapper sends to a `content_and_artifact` tool, to recognise its reply. */
+const INNER_TOOL_CALL_ID = "reins-tool-executor-inner-call";
+
+const CONTENT_AND_ARTIFACT = Symbol("reins.tool-executor.content-and-artifact");
+
+/** A `content_and_artifact` tool's reply, unwrapped from the ToolMessage LangChain built. */
+interface ContentAndArtifact {
+  readonly [CONTENT_AND_ARTIFACT]: true;
+  readonly content: unknown;
+  readonly artifact: unknown;
+}
+
+function isContentAndArtifact(value: unknown): value is ContentAndArtifact {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[CONTENT_AND_ARTIFACT] === true;
+}
 
 /** Marker the fallback policy returns so the real fallback can run with the failure's cause. */
 const FALLBACK_SIGNAL = Symbol("reins.tool-executor.fallback");
@@ -243,6 +263,7 @@ export class ToolExecutor {
       timeout: Number.isFinite(policy.timeoutMs) ? createTimeout(policy.timeoutMs, { strategy: TimeoutStrategy.Aggressive, abortOnReturn: false }) : undefined,
       retry: this.createRetryPolicy(tool.name, policy),
       directFunc: kind === "string" && !this.options.forwardCallbacks ? directFuncOf(tool) : undefined,
+      contentAndArtifact: (tool as { responseFormat?: string }).responseFormat === "content_and_artifact",
       store:
         policy.cache === undefined
           ? undefined
@@ -517,7 +538,7 @@ export class ToolExecutor {
     const result = await this.runResilient(state, toolInput, config);
     if (idempotencyEntry !== undefined) idempotencyEntry.observation = result.observation;
     if (result.outcome === "success" && cacheKey !== undefined && state.store !== undefined && policy.cache !== undefined && result.direct === undefined) {
-      const value = result.artifact;
+      const value = result.raw;
       let cacheable = true;
       try {
         cacheable = policy.cache.cacheable?.(value, context) ?? true;
@@ -665,8 +686,11 @@ export class ToolExecutor {
   }
 
   private success(state: ToolState, toolInput: unknown, value: unknown): CallResult {
-    if (isDirectToolOutput(value)) return { observation: "", outcome: "success", direct: value, artifact: value };
-    return { observation: this.format(value, { toolName: state.name, toolInput }), outcome: "success", artifact: value };
+    if (isContentAndArtifact(value)) {
+      return { observation: this.format(value.content, { toolName: state.name, toolInput }), outcome: "success", raw: value.content, artifact: value.artifact };
+    }
+    if (isDirectToolOutput(value)) return { observation: "", outcome: "success", direct: value, raw: value, artifact: value };
+    return { observation: this.format(value, { toolName: state.name, toolInput }), outcome: "success", raw: value, artifact: value };
   }
 
   private failure(state: ToolState, error: Error, attempts: number): CallResult {
@@ -686,7 +710,12 @@ export class ToolExecutor {
     };
     let value: unknown;
     try {
-      value = state.directFunc === undefined ? await state.original.invoke(toolInput as never, innerConfig) : await state.directFunc(toolInput as string, undefined, innerConfig);
+      if (state.directFunc !== undefined) value = await state.directFunc(toolInput as string, undefined, innerConfig);
+      else if (state.contentAndArtifact) {
+        // Called with a ToolCall so LangChain returns a ToolMessage carrying the artifact.
+        const toolCall = { id: INNER_TOOL_CALL_ID, name: toolName, args: state.kind === "string" ? { input: toolInput } : toolInput, type: "tool_call" };
+        value = await state.original.invoke(toolCall as never, innerConfig);
+      } else value = await state.original.invoke(toolInput as never, innerConfig);
     } catch (thrown) {
       if (thrown instanceof ToolInputParsingException) {
         throw new ToolValidationError({ toolName, issues: [{ path: "", message: thrown.message }], toolInput, cause: thrown });
@@ -694,6 +723,12 @@ export class ToolExecutor {
       throw new ToolExecutionError({ toolName, cause: toError(thrown) });
     }
     if (value instanceof Error) throw new ToolExecutionError({ toolName, cause: value });
+    if (state.contentAndArtifact && isRecord(value) && value.tool_call_id === INNER_TOOL_CALL_ID) {
+      const unwrapped: ContentAndArtifact = { [CONTENT_AND_ARTIFACT]: true, content: value.content, artifact: value.artifact };
+      const failure = this.checkResult(state, toolInput, unwrapped.content);
+      if (failure !== undefined) throw new ToolResultCheckError({ toolName, label: failure.label, detail: failure.detail, status: failure.status });
+      return unwrapped;
+    }
     if (isDirectToolOutput(value)) return value;
     const failure = this.checkResult(state, toolInput, value);
     if (failure !== undefined) {
