@@ -358,7 +358,13 @@ export function cleanWithResolvedOptions(
   context: ObservationContext = {},
 ): CleanedObservation {
   const rawChars = measureRawChars(value);
-  const cleaner = new Cleaner(options, context);
+  // No token is longer than a few characters in practice: with a token budget, never render (and
+  // so never count) more than 8 characters per allowed token.
+  const effective =
+    options.maxTokens !== undefined && options.maxTokens * 8 < options.maxChars
+      ? { ...options, maxChars: Math.max(200, options.maxTokens * 8) }
+      : options;
+  const cleaner = new Cleaner(effective, context);
   let result: { text: string; truncated: boolean; tokens: number };
   try {
     result = cleaner.clean(value);

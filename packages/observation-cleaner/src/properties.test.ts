@@ -123,7 +123,7 @@ describe("cleanObservation", () => {
       fc.assert(
         fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.string(), (record, key) => {
           const value: Record<string, unknown> = { ...record };
-          value[key] = value;
+          Object.defineProperty(value, key, { value, enumerable: true, configurable: true, writable: true });
           expectWellFormed(cleanObservation(value, BUDGET), BUDGET.maxChars);
         }),
         { numRuns: 100 },

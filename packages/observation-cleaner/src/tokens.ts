@@ -1,21 +1,71 @@
 /**
  * Offline token counting with js-tiktoken's bundled `cl100k_base` ranks (no download, unlike
- * `@langchain/core`'s `getEncoding`). The encoder is built on first use. js-tiktoken is quadratic
- * on long unbroken runs, so callers only pass text already cut to about the budget.
+ * `@langchain/core`'s `getEncoding`). The encoder is built on first use. js-tiktoken's merge step
+ * is quadratic in the length of an unbroken run, so text is encoded in pieces of at most
+ * {@link TOKEN_CHUNK_CHARS} characters, cut after a line break when there is one (the count stays
+ * exact there: the tokenizer's pre-split never joins across it), and letter runs of 64+
+ * characters in 32-character slices. The time is linear in the text length.
  */
 import { Tiktoken } from "js-tiktoken/lite";
 import cl100kBase from "js-tiktoken/ranks/cl100k_base";
+
+/** Largest piece handed to the encoder at once. */
+export const TOKEN_CHUNK_CHARS = 2000;
 
 let encoder: Tiktoken | undefined;
 
 /**
  * Counts the tokens of `text` with `cl100k_base` (GPT-3.5/GPT-4 tokenizer; within a few percent
- * of other modern BPE tokenizers on English text).
+ * of other modern BPE tokenizers on English text). Linear in the text length. Exact when every
+ * line is shorter than 1 000 characters; otherwise within about one token per 2 000 characters
+ * (and a slight over-count inside letter runs of 64+ characters).
  *
- * @param text - text of at most a few tens of thousands of characters
+ * @param text - any text
  * @returns the number of tokens
  */
 export function countTokensCl100k(text: string): number {
   encoder ??= new Tiktoken(cl100kBase);
-  return encoder.encode(text, [], []).length;
+  const tiktoken = encoder;
+  let count = 0;
+  let position = 0;
+  // Long letter runs (base64, hashes, "xxxx…") are one pre-split piece, on which BPE is
+  // quadratic: encode them in slices (a slight over-count at each cut).
+  LONG_RUN.lastIndex = 0;
+  for (let match = LONG_RUN.exec(text); match !== null; match = LONG_RUN.exec(text)) {
+    count += countChunked(tiktoken, text.slice(position, match.index));
+    for (let start = match.index; start < match.index + match[0].length; start += RUN_SLICE_CHARS) {
+      count += tiktoken.encode(match[0].slice(start - match.index, start - match.index + RUN_SLICE_CHARS), [], []).length;
+    }
+    position = match.index + match[0].length;
+  }
+  return count + countChunked(tiktoken, text.slice(position));
+}
+
+const LONG_RUN = /[^\s\p{P}\p{S}]{64,}/gu;
+const RUN_SLICE_CHARS = 32;
+
+/**
+ * Where to end a chunk: right after a line break followed by a non-space character (no
+ * pre-split piece spans such a point, so the count is exact); else before a space (exact for
+ * plain words, off by at most one around punctuation); else at the limit.
+ */
+function chunkEnd(text: string, start: number, limit: number): number {
+  const floor = start + TOKEN_CHUNK_CHARS / 2;
+  for (let cut = limit; cut > floor; cut -= 1) {
+    if (text[cut - 1] === "\n" && !/\s/.test(text[cut] ?? " ")) return cut;
+  }
+  for (let cut = limit; cut > floor; cut -= 1) if (text[cut] === " ") return cut;
+  return /[\udc00-\udfff]/.test(text[limit] ?? "") ? limit - 1 : limit;
+}
+
+function countChunked(tiktoken: Tiktoken, text: string): number {
+  let count = 0;
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(text.length, start + TOKEN_CHUNK_CHARS);
+    if (end < text.length) end = chunkEnd(text, start, end);
+    count += tiktoken.encode(text.slice(start, end), [], []).length;
+    start = end;
+  }
+  return count;
 }
