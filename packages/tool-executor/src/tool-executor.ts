@@ -153,6 +153,22 @@ function isToolCallShape(value: unknown): value is { args: unknown; id?: string;
   return isRecord(value) && value.type === "tool_call" && "args" in value;
 }
 
+/**
+ * A string-input tool: a `Tool` (`DynamicTool`, `tool()` without an object schema), also one built
+ * with another copy of `@langchain/core` (recognised by its class chain), or a tool whose schema is
+ * a plain zod string.
+ */
+function isStringInputTool(tool: StructuredToolInterface): boolean {
+  if (tool instanceof Tool || isSimpleStringZodSchema(tool.schema)) return true;
+  for (let proto: unknown = Object.getPrototypeOf(tool), depth = 0; proto !== null && proto !== undefined && depth < 10; depth += 1) {
+    const name = (proto as { constructor?: { name?: string } }).constructor?.name;
+    if (name === "Tool" || name === "DynamicTool") return true;
+    if (name === "StructuredTool") return false;
+    proto = Object.getPrototypeOf(proto);
+  }
+  return false;
+}
+
 function toCircuitState(state: CockatielCircuitState): CircuitState {
   if (state === CockatielCircuitState.Closed) return "closed";
   if (state === CockatielCircuitState.HalfOpen) return "half_open";
@@ -249,7 +265,7 @@ export class ToolExecutor {
     const existing = this.states.get(tool.name);
     if (existing !== undefined && existing.original === tool) return existing.wrapped;
     const policy = resolveToolPolicy(this.options.defaults, this.options.policies[tool.name], `policies.${tool.name}`);
-    const kind: InputKind = tool instanceof Tool || isSimpleStringZodSchema(tool.schema) ? "string" : "object";
+    const kind: InputKind = isStringInputTool(tool) ? "string" : "object";
     const schema = kind === "object" && policy.sideEffects ? withConfirmField(tool.schema) : tool.schema;
     const state: ToolState = {
       name: tool.name,
