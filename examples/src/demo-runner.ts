@@ -51,6 +51,12 @@ export interface DemoOptions {
   scenarios?: readonly DemoScenario[];
   /** Registry for the metrics. @default a new prom-client Registry */
   registry?: Registry;
+  /**
+   * Which executor loop runs the scenarios: `invoke()` or `stream()` (LangChain runs a different
+   * loop for each).
+   * @default "invoke"
+   */
+  executorPath?: "invoke" | "stream";
 }
 
 /** One scenario's result. */
@@ -175,6 +181,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
       write(`Live model ${live.model ?? "gpt-4o-mini"} at ${live.baseURL ?? "the OpenAI API"}; scenario checks are skipped.\n`);
     }
     write(`Flaky forecast service on ${forecastService.url}\n`);
+    if (options.executorPath === "stream") write("Running the scenarios through AgentExecutor.stream().\n");
 
     for (const [index, scenario] of scenarios.entries()) {
       const world = newWorld(forecastService);
@@ -199,7 +206,14 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
       const startedAt = Date.now();
       let outcome: ScenarioOutcome;
       try {
-        const result = await executor.invoke({ input: scenario.question }, { callbacks: [...agent.callbacks, transcript] });
+        const config = { callbacks: [...agent.callbacks, transcript] };
+        let result: Record<string, unknown> = {};
+        if (options.executorPath === "stream") {
+          // The last chunk of stream() is the executor's returned values.
+          for await (const chunk of await executor.stream({ input: scenario.question }, config)) result = chunk as Record<string, unknown>;
+        } else {
+          result = await executor.invoke({ input: scenario.question }, config);
+        }
         outcome = {
           output: String(result.output ?? ""),
           stopReason: typeof result.stopReason === "string" ? result.stopReason : undefined,

@@ -41,6 +41,20 @@ describe("runDemo", () => {
       expect(report.exposition).toMatch(/react_agent_tool_retries_total\{tool="weather_forecast"\} 2/);
     });
   });
+
+  describe("through AgentExecutor.stream() with every scenario", () => {
+    let report: Awaited<ReturnType<typeof runDemo>>;
+
+    beforeAll(async () => {
+      report = await runDemo({ write: () => undefined, registry: new Registry(), executorPath: "stream" });
+    }, 120_000);
+
+    it.each(DEMO_SCENARIOS.map((scenario) => [scenario.id]))("reaches the expected outcome in %s", (id) => {
+      const result = report.results.find((candidate) => candidate.id === id);
+      expect(result?.outcome.error).toBeUndefined();
+      expect(result?.failures).toEqual([]);
+    });
+  });
 });
 
 describe("serveMetrics", () => {

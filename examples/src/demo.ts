@@ -2,7 +2,7 @@
  * `npm run demo` — runs every scripted scenario through the stock AgentExecutor with Reins'
  * createReactAgent and the real ChatOpenAI client (against the replay server, or live with
  * OPENAI_API_KEY [+ OPENAI_BASE_URL, OPENAI_MODEL]). `npm run demo -- --serve [--port N]` keeps
- * /metrics on 127.0.0.1 afterwards until Ctrl-C.
+ * /metrics on 127.0.0.1 afterwards until Ctrl-C; `--stream` runs the executor's stream() loop.
  */
 import { runDemo, serveMetrics } from "./demo-runner";
 
@@ -16,6 +16,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const apiKey = process.env.OPENAI_API_KEY;
   const report = await runDemo({
+    executorPath: argv.includes("--stream") ? "stream" : "invoke",
     ...(apiKey !== undefined && apiKey !== ""
       ? { live: { apiKey, baseURL: process.env.OPENAI_BASE_URL || undefined, model: process.env.OPENAI_MODEL || undefined } }
       : {}),
