@@ -87,6 +87,7 @@ export type ParseReport =
  * - object-tool input that is not JSON even after repair (`invalid_json_input`), or that fails the
  *   tool's schema (`invalid_tool_input`, with the field errors);
  * - the tool's argument schema echoed as input (`schema_echo`);
+ * - a degenerate reply with more than 500 labelled lines before the step is decided (`too_many_labels`);
  * - opt-in validators: `thought_too_short`, `thought_too_long`, `banned_phrase`, `required_pattern`,
  *   `final_answer_before_observation`, `final_answer_rejected`.
  * When a hallucinated continuation was cut and the reply is rejected, the observation also tells the

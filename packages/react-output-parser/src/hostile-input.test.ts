@@ -20,8 +20,8 @@ describe("HardenedReActOutputParser", () => {
       ["whitespace after Action: then a word", `Action:${" ".repeat(MEGABYTE)}search`, "missing_action_input"],
       ["10^5 Action: lines", "Action: search\n".repeat(100_000), "missing_action_input"],
       ["10^5 empty Action: lines", "Action:\n".repeat(100_000), "empty_tool_name"],
-      ["10^5 Thought: lines", "Thought: hmm\n".repeat(100_000), "missing_action"],
-      ["10^5 echoed Observation: lines", "Observation: x\n".repeat(100_000), "missing_action"],
+      ["10^5 Thought: lines", "Thought: hmm\n".repeat(100_000), "too_many_labels"],
+      ["10^5 echoed Observation: lines", "Observation: x\n".repeat(100_000), "too_many_labels"],
       ["unbalanced opening braces", `Action: lookup\nAction Input: ${"{".repeat(MEGABYTE)}`, "invalid_json_input"],
       ["unbalanced quotes in JSON", `Action: lookup\nAction Input: {"key": "${'"'.repeat(MEGABYTE)}`, "invalid_json_input"],
       ["an unterminated JSON string", `Action: lookup\nAction Input: {"key": "${"x".repeat(MEGABYTE)}`, "invalid_json_input"],
@@ -29,6 +29,10 @@ describe("HardenedReActOutputParser", () => {
       ["only opening brackets", "[".repeat(MEGABYTE), "missing_action"],
       ["an unclosed reasoning tag", `<think>${"Action: search\n".repeat(50_000)}`, "reasoning_only"],
       ["a huge Action line", `Action: ${"x ".repeat(MEGABYTE / 2)}`, "unknown_tool"],
+      ["a megabyte of unlabelled prose cut off mid-sentence", "I will search ".repeat(MEGABYTE / 14), "missing_action"],
+      ["prose naming the labels mid-line", "Please give an Action and an Action Input. ".repeat(MEGABYTE / 44), "missing_action"],
+      ["10^5 Final Answer: lines then an action", `${"Final Answer: x\n".repeat(100_000)}Action: search\nAction Input: y`, "too_many_labels"],
+      ["10^5 unlabelled lines after a Thought", `Thought: x\n${"then some more text\n".repeat(50_000)}`, "missing_action"],
     ])("rejects %s with a corrective message", (_shape, text, reason) => {
       const report = parser.parseDetailed(text);
       expect(report).toMatchObject({ ok: false, reason });

@@ -71,9 +71,9 @@ export const PARSER_MESSAGES = {
   },
   ambiguousTool: (labels: MessageLabels, written: string, candidates: readonly string[]): string =>
     `${quote(written)} could mean several tools: ${candidates.join(", ")}. Write '${labels.action}:' with the exact tool name.`,
-  noOpAction: (labels: MessageLabels, toolNames: readonly string[], thought: string): string => {
+  noOpAction: (labels: MessageLabels, toolNames: readonly string[], thought: string, written: string): string => {
     const reuse = thought.length > 0 ? " If your reply to the user is ready, write it there." : "";
-    return `'${labels.action}: None' is not an action. To reply without using a tool, write '${labels.finalAnswer}: <your reply>'.${reuse} To use a tool, write '${labels.action}:' with exactly one of: ${toolList(toolNames)}.`;
+    return `'${labels.action}: ${quote(written).slice(1, -1)}' is not an action. To reply without using a tool, write '${labels.finalAnswer}: <your reply>'.${reuse} To use a tool, write '${labels.action}:' with exactly one of: ${toolList(toolNames)}.`;
   },
   promptEcho: (labels: MessageLabels, toolNames: readonly string[]): string =>
     `You repeated the format instructions instead of following them. Write one actual step: '${labels.action}: <exactly one of: ${toolList(toolNames)}>' and '${labels.actionInput}: <the real input>', or '${labels.finalAnswer}: <the answer>'.`,
@@ -105,6 +105,8 @@ export const PARSER_MESSAGES = {
     `Your reply is missing something required: ${description}. Write the step again with it.`,
   finalAnswerBeforeObservation: (labels: MessageLabels, toolNames: readonly string[]): string =>
     `Do not give a ${labels.finalAnswer} before you have used a tool and read its ${labels.observation}. Write '${labels.action}: <exactly one of: ${toolList(toolNames)}>' and '${labels.actionInput}: <input>' first.`,
+  tooManyLabels: (labels: MessageLabels, maxLabels: number): string =>
+    `Your reply has more than ${maxLabels} '${labels.thought}:'/'${labels.action}:'/'${labels.finalAnswer}:' lines. Write one step only: a short ${labels.thought}, then either one ${labels.action} with its ${labels.actionInput}, or the ${labels.finalAnswer}.`,
   finalAnswerRejected: (labels: MessageLabels, reason: string): string =>
     `Your ${labels.finalAnswer} was not accepted: ${reason}. Write a corrected step.`,
 } as const;

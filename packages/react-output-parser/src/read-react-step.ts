@@ -48,7 +48,8 @@ export type ParserErrorReason =
   | "banned_phrase"
   | "required_pattern"
   | "final_answer_before_observation"
-  | "final_answer_rejected";
+  | "final_answer_rejected"
+  | "too_many_labels";
 
 /** The tool input handed to the executor: a string for string tools, an object otherwise. */
 export type ParsedToolInput = string | Record<string, unknown>;
@@ -132,14 +133,22 @@ function act(work: Work, tool: string, toolInput: ParsedToolInput): Finished {
 const CANONICAL_LABEL_PREFIXES = ["Thought:", "Action:", "Action Input:", "Observation:", "Final Answer:", "Question:", "Answer:", "AI:", "Response:"];
 
 function noteLabelRepairs(line: string, labelText: string, repairs: RepairLog): void {
-  const trimmed = line.trimStart();
-  if (CANONICAL_LABEL_PREFIXES.some((prefix) => trimmed.startsWith(prefix))) return;
+  let start = 0;
+  while (start < line.length && (line.charCodeAt(start) === 32 || line.charCodeAt(start) === 9)) start += 1;
+  for (const prefix of CANONICAL_LABEL_PREFIXES) if (line.startsWith(prefix, start)) return;
+  const trimmed = line.slice(start);
   const first = trimmed[0];
   if (first === "*" || first === "#" || first === "_" || first === ">" || first === "`") repairs.add("label_markdown");
   else if (/\d/.test(labelText)) repairs.add("label_numbered");
   else if (trimmed.includes("\uff1a")) repairs.add("label_fullwidth_colon");
   else repairs.add("label_variant");
 }
+
+/**
+ * A real step has a handful of labelled lines. Past this many (before the step is decided) the reply
+ * is degenerate: it is rejected instead of read to its end.
+ */
+const MAX_LABELLED_LINES = 500;
 
 /**
  * Splits lines into the preamble (before any label) and labelled segments, handing each new segment
@@ -152,7 +161,7 @@ function segment(
   repairs: RepairLog,
   visit: (item: Segment) => boolean,
   stopAfterInput: boolean,
-): { preamble: string[]; segments: Segment[] } {
+): { preamble: string[]; segments: Segment[]; overflow: boolean } {
   const preamble: string[] = [];
   const segments: Segment[] = [];
   let current: Segment | undefined;
@@ -197,6 +206,7 @@ function segment(
       }
       continue;
     }
+    if (segments.length >= MAX_LABELLED_LINES) return { preamble, segments, overflow: true };
     noteLabelRepairs(line, match.labelText, repairs);
     current = { label: match.label, value: match.value, lines: [], index: segments.length };
     segments.push(current);
@@ -206,7 +216,7 @@ function segment(
     inFence = current.label === "action_input" && fenceMarker(match.value).isFence && !valueStart.slice(3).includes("```");
     if (!visit(current)) break;
   }
-  return { preamble, segments };
+  return { preamble, segments, overflow: false };
 }
 
 function joinSegment(item: Segment): string {
@@ -591,7 +601,7 @@ function fromAction(work: Work, action: Segment, input: Segment | undefined): Fi
     if (blob !== undefined) return fromBlob(work, blob);
   }
   if (isPromptEchoAction(nameLine)) return fail(work, "prompt_echo", PARSER_MESSAGES.promptEcho(messageLabels, toolNames));
-  if (isNoOpAction(nameLine)) return fail(work, "no_op_action", PARSER_MESSAGES.noOpAction(messageLabels, toolNames, work.thought));
+  if (isNoOpAction(nameLine)) return fail(work, "no_op_action", PARSER_MESSAGES.noOpAction(messageLabels, toolNames, work.thought, nameLine));
   let inlineInput: string | undefined;
   if (input === undefined) {
     const split = splitInlineActionInput(nameLine, labels);
@@ -650,7 +660,7 @@ function fromFinal(work: Work, final: Segment): Finished {
 // Replies without an action or a final answer
 
 function mentionedTools(text: string, toolNames: readonly string[]): string[] {
-  const lower = text.toLowerCase();
+  const lower = text.slice(0, 20_000).toLowerCase();
   return toolNames.filter((name) => {
     const identifierLike = /[_\-0-9]|[a-z][A-Z]/.test(name);
     if (identifierLike && containsWord(lower, name)) return true;
@@ -946,7 +956,8 @@ export function readReActStep(text: unknown, config: ReaderConfig, allowFastPath
     }
   };
   const stopAfterInput = config.onConflict === "first" || config.onConflict === "action";
-  const { preamble, segments } = segment(body, config.labels, work.repairs, visit, stopAfterInput);
+  const { preamble, segments, overflow } = segment(body, config.labels, work.repairs, visit, stopAfterInput);
+  if (overflow) return fail(work, "too_many_labels", PARSER_MESSAGES.tooManyLabels(config.messageLabels, MAX_LABELLED_LINES));
   const thoughtParts: string[] = [trimBlankLines(preamble).trim(), ...thoughtSegments.map((item) => joinSegment(item).trim())];
   // Text before the first label is the Thought: LangChain's prompt ends with "Thought:", so a
   // missing label is the normal case, not a repair.

@@ -228,6 +228,23 @@ export function isPromptEchoAction(written: string): boolean {
 }
 
 const NO_TOOL_NEEDED_PHRASES = [
+  "no need to",
+  "doesn't require",
+  "does not require",
+  "don't require",
+  "do not require",
+  "no lookup",
+  "without looking",
+  "already know",
+  "know the answer",
+  "from memory",
+  "common knowledge",
+  "general knowledge",
+  "just a greeting",
+  "simple greeting",
+  "small talk",
+  "i can reply",
+  "i can respond",
   "know the final answer",
   "i can now answer",
   "i can answer without",
@@ -262,16 +279,20 @@ const NO_TOOL_NEEDED_PHRASES = [
 
 /** Whether a Thought says no tool is needed (then the text after it is the reply). */
 export function saysNoToolNeeded(thought: string): boolean {
-  const lower = thought.toLowerCase().replace(/\u2019/g, "'");
+  const lower = thought.slice(0, HEURISTIC_WINDOW_CHARS).toLowerCase().replace(/\u2019/g, "'");
   return NO_TOOL_NEEDED_PHRASES.some((phrase) => lower.includes(phrase));
 }
 
-const PLAN_PREFIXES = ["plan:", "step 1", "steps:", "first,", "first i", "to answer this", "to do this", "let me ", "i will ", "i'll ", "i need to ", "i should ", "i must ", "i am going to ", "i'm going to ", "next, i", "next i"];
-const PLAN_PHRASES = ["i will use", "i'll use", "i need to use", "i should use", "i can use", "let me use", "i will call", "i'll call", "i will search", "i'll search", "i will look", "i'll look", "i need to look", "i need to search", "i need to find", "i should look", "i should search"];
+const PLAN_PREFIXES = ["plan:", "step 1", "steps:", "first,", "first i", "to answer this", "to do this", "next, i", "next i", "my plan"];
+const PLAN_SUBJECTS = ["i will ", "i'll ", "i need to ", "i should ", "i must ", "i am going to ", "i'm going to ", "let me ", "we need to ", "we should ", "i have to "];
+/** Heuristics read the start of a reply only: a plan or a "no tool needed" says so early. */
+const HEURISTIC_WINDOW_CHARS = 2_000;
+const PLAN_VERBS = ["use", "call", "search", "look", "check", "find", "fetch", "query", "run", "get", "calculate", "compute", "retrieve", "browse", "open", "invoke", "first", "start by"];
+const PLAN_PHRASES = PLAN_SUBJECTS.flatMap((subject) => PLAN_VERBS.map((verb) => `${subject}${verb}`));
 
 /** Whether unlabelled text reads as the model's plan rather than a reply to the user. */
 export function looksLikePlan(text: string): boolean {
-  const lower = text.trim().toLowerCase().replace(/\u2019/g, "'");
+  const lower = text.slice(0, HEURISTIC_WINDOW_CHARS).trim().toLowerCase().replace(/\u2019/g, "'");
   return PLAN_PREFIXES.some((prefix) => lower.startsWith(prefix)) || PLAN_PHRASES.some((phrase) => lower.includes(phrase));
 }
 
