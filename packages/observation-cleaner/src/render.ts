@@ -120,10 +120,27 @@ function listWindow(length: number, gap: ListGap, limits: RenderLimits, priority
 const NUMERIC_TEXT = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const LABEL_COLUMN = /(?:^|[._ ])(?:time|date|dt_txt|datetime|timestamp|day|name|title|id)$/i;
 
-const summaryCache = new WeakMap<TableNode, string>();
+const summaryCache = new WeakMap<TableNode, readonly string[]>();
 
-/** Per-column overview of all rows: min/max of numeric columns, the values of low-variety ones. */
-export function summarizeTable(table: TableNode): string {
+/**
+ * Per-column overview of all rows, one part per column: min/max of numeric columns (with the
+ * row's time/name), the values of low-variety ones. Whole parts are kept up to `maxChars`.
+ */
+export function summarizeTable(table: TableNode, maxChars: number): string {
+  const parts = summaryParts(table);
+  let summary = "";
+  for (const [index, part] of parts.entries()) {
+    const next = summary.length === 0 ? part : `${summary}; ${part}`;
+    if (next.length > maxChars) {
+      const rest = `; … ${parts.length - index} more columns`;
+      return summary.length === 0 ? shortenString(part, maxChars) : summary + rest;
+    }
+    summary = next;
+  }
+  return summary;
+}
+
+function summaryParts(table: TableNode): readonly string[] {
   const cached = summaryCache.get(table);
   if (cached !== undefined) return cached;
   const labelColumn = Math.max(0, table.columns.findIndex((name) => LABEL_COLUMN.test(name)));
@@ -152,9 +169,8 @@ export function summarizeTable(table: TableNode): string {
       parts.push(`${name}: ${[...distinct.keys()].map((value) => value.slice(0, 60)).join(", ")}`);
     }
   });
-  const summary = parts.join("; ");
-  summaryCache.set(table, summary);
-  return summary;
+  summaryCache.set(table, parts);
+  return parts;
 }
 
 function cellText(cell: ScalarNode, limits: RenderLimits): string {
@@ -373,9 +389,9 @@ class TextRenderer {
       this.writer.cut = true;
       this.writer.line(`${indent}${moreRowsMarker(omitted)}`);
       for (let index = tailStart; index < count && !this.writer.overflow; index += 1) row(index);
-      const summary = summarizeTable(table);
+      const summary = summarizeTable(table, this.limits.summaryMax);
       const scope = total === count ? `${OMITTED_ROWS_SUMMARY} ${count}` : `${count} rows read of ${total}`;
-      if (summary.length > 0) this.writer.line(`${indent}${scope}: ${shortenString(summary, this.limits.summaryMax)}`);
+      if (summary.length > 0) this.writer.line(`${indent}${scope}: ${summary}`);
     }
   }
 }
@@ -481,8 +497,8 @@ class JsonRenderer {
         moreRowsMarker,
       );
       if (listWindow(node.rows.length, node, this.limits, false).omitted > 0) {
-        const summary = summarizeTable(node);
-        if (summary.length > 0) this.push(`,"allRows":${JSON.stringify(shortenString(summary, this.limits.summaryMax))}`);
+        const summary = summarizeTable(node, this.limits.summaryMax);
+        if (summary.length > 0) this.push(`,"allRows":${JSON.stringify(summary)}`);
       }
       this.push("}");
       return;
