@@ -820,8 +820,7 @@ function isBlankFrom(text: string, from: number): boolean {
  * `[^\n…]*` is followed by a newline it cannot match, so the match is linear; the classes also keep
  * CR, tags and code fences out (those replies take the full reader).
  */
-const CANONICAL_ACTION = /(?:(?:Thought:)?([^\n<`\r]*)\n+)?Action:([^\n<`\r]*)\n+Action Input:([^\n<`\r]*)/y;
-const CANONICAL_FINAL = /(?:Thought:)?([^\n<`\r]*)\n+(?:Final Answer|Answer|AI):([^\n<`\r]*)/y;
+const CANONICAL_STEP = /(?:(?:Thought:)?([^\n<`\r]*)\n+)?(?:Action:([^\n<`\r]*)\n+Action Input:([^\n<`\r]*)|(?:Final Answer|Answer|AI):([^\n<`\r]*))/y;
 
 function isQuoteCode(code: number): boolean {
   return code === 34 || code === 39 || code === 96 || code === 0x201c || code === 0x2018;
@@ -833,54 +832,56 @@ function plainThought(line: string, labels: ReActLabelSet): boolean {
   return matchReActLabel(line, labels) === undefined;
 }
 
+const QUOTE_REPAIRS: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  wrapping_quotes_removed: Object.freeze(["wrapping_quotes_removed"]),
+  unbalanced_quote_removed: Object.freeze(["unbalanced_quote_removed"]),
+});
+
 function readCanonicalStep(text: string, config: ReaderConfig): ReActStep | undefined {
   if (text.length > 4_096) return undefined;
   let start = 0;
   while (start < text.length && (text.charCodeAt(start) === 10 || text.charCodeAt(start) === 32)) start += 1;
-  CANONICAL_ACTION.lastIndex = start;
-  // A final answer has no "Action:" anywhere: one native search spares the action pattern.
-  const action = text.includes("Action:") ? CANONICAL_ACTION.exec(text) : null;
-  if (action !== null) {
-    const thoughtLine = action[1] ?? "";
-    const inputLine = action[3].trim();
-    const fenced = inputLine.length === 0 ? fencedInput(text, CANONICAL_ACTION.lastIndex) : undefined;
-    if ((fenced === undefined && !isBlankFrom(text, CANONICAL_ACTION.lastIndex)) || !plainThought(thoughtLine, config.labels)) return undefined;
-    const spec = config.tools.get(action[2].trim());
-    if (spec === undefined || spec.kind !== "string") return undefined;
-    const thought = thoughtLine.trim();
-    if (fenced !== undefined) {
-      if (fenced.length === 0 || isQuoteCode(fenced.charCodeAt(0)) || fenced[0] === "{" || isPromptEchoInput(fenced)) return undefined;
-      return { ok: true, kind: "action", tool: spec.name, toolInput: fenced, thought, repairs: FENCE_REPAIRS };
-    }
-    const rawInput = inputLine;
-    if (rawInput.length === 0) return { ok: true, kind: "action", tool: spec.name, toolInput: "", thought, repairs: EMPTY_INPUT_REPAIRS };
-    if (rawInput[0] === "{") {
-      if (findBalancedEnd(rawInput, 0) !== rawInput.length) return undefined;
-      // As stringInput: JSON passes through unless it is a schema echo (the full reader words the
-      // rejection) or a wrapped {input}.
-      if (rawInput.includes("type") || rawInput.includes("input")) {
-        const parsed = parseLooseJson(rawInput, config.maxRepairChars);
-        if (parsed !== undefined && isSchemaEcho(parsed.value)) return undefined;
-        const only = parsed !== undefined && isPlainObject(parsed.value) && Object.keys(parsed.value).length === 1 ? parsed.value.input : undefined;
-        if (typeof only === "string") return { ok: true, kind: "action", tool: spec.name, toolInput: only, thought, repairs: UNWRAPPED_INPUT_REPAIRS };
-      }
-      return { ok: true, kind: "action", tool: spec.name, toolInput: rawInput, thought, repairs: NO_REPAIRS };
-    }
-    if (isPromptEchoInput(rawInput)) return undefined;
-    if (!isQuoteCode(rawInput.charCodeAt(0))) {
-      return { ok: true, kind: "action", tool: spec.name, toolInput: rawInput, thought, repairs: NO_REPAIRS };
-    }
-    const quoted = stripWrappingQuotes(rawInput);
-    if (quoted.text.length === 0 || quoted.text[0] === "{") return undefined;
-    const repairs = quoted.repair !== undefined ? [quoted.repair] : NO_REPAIRS;
-    return { ok: true, kind: "action", tool: spec.name, toolInput: quoted.text, thought, repairs };
+  CANONICAL_STEP.lastIndex = start;
+  const match = CANONICAL_STEP.exec(text);
+  if (match === null) return undefined;
+  const thoughtLine = match[1] ?? "";
+  const finalLine = match[4];
+  if (finalLine !== undefined) {
+    if (!isBlankFrom(text, CANONICAL_STEP.lastIndex) || !plainThought(thoughtLine, config.labels)) return undefined;
+    const output = finalLine.trim();
+    if (output.length === 0) return undefined;
+    return { ok: true, kind: "finish", output, thought: thoughtLine.trim(), repairs: NO_REPAIRS };
   }
-  CANONICAL_FINAL.lastIndex = start;
-  const final = CANONICAL_FINAL.exec(text);
-  if (final === null || !isBlankFrom(text, CANONICAL_FINAL.lastIndex) || !plainThought(final[1], config.labels)) return undefined;
-  const output = final[2].trim();
-  if (output.length === 0) return undefined;
-  return { ok: true, kind: "finish", output, thought: final[1].trim(), repairs: NO_REPAIRS };
+  const inputLine = match[3].trim();
+  const fenced = inputLine.length === 0 ? fencedInput(text, CANONICAL_STEP.lastIndex) : undefined;
+  if ((fenced === undefined && !isBlankFrom(text, CANONICAL_STEP.lastIndex)) || !plainThought(thoughtLine, config.labels)) return undefined;
+  const spec = config.tools.get(match[2].trim());
+  if (spec === undefined || spec.kind !== "string") return undefined;
+  const thought = thoughtLine.trim();
+  if (fenced !== undefined) {
+    if (fenced.length === 0 || isQuoteCode(fenced.charCodeAt(0)) || fenced[0] === "{" || isPromptEchoInput(fenced)) return undefined;
+    return { ok: true, kind: "action", tool: spec.name, toolInput: fenced, thought, repairs: FENCE_REPAIRS };
+  }
+  const rawInput = inputLine;
+  if (rawInput.length === 0) return { ok: true, kind: "action", tool: spec.name, toolInput: "", thought, repairs: EMPTY_INPUT_REPAIRS };
+  if (rawInput[0] === "{") {
+    if (findBalancedEnd(rawInput, 0) !== rawInput.length) return undefined;
+    // As stringInput: JSON passes through unless it is a schema echo (the full reader words the
+    // rejection) or a wrapped {input}.
+    if (rawInput.includes("type") || rawInput.includes("input")) {
+      const parsed = parseLooseJson(rawInput, config.maxRepairChars);
+      if (parsed !== undefined && isSchemaEcho(parsed.value)) return undefined;
+      const only = parsed !== undefined && isPlainObject(parsed.value) && Object.keys(parsed.value).length === 1 ? parsed.value.input : undefined;
+      if (typeof only === "string") return { ok: true, kind: "action", tool: spec.name, toolInput: only, thought, repairs: UNWRAPPED_INPUT_REPAIRS };
+    }
+    return { ok: true, kind: "action", tool: spec.name, toolInput: rawInput, thought, repairs: NO_REPAIRS };
+  }
+  if (isPromptEchoInput(rawInput)) return undefined;
+  if (!isQuoteCode(rawInput.charCodeAt(0))) return { ok: true, kind: "action", tool: spec.name, toolInput: rawInput, thought, repairs: NO_REPAIRS };
+  const quoted = stripWrappingQuotes(rawInput);
+  if (quoted.text.length === 0 || quoted.text[0] === "{") return undefined;
+  const repairs = quoted.repair !== undefined ? (QUOTE_REPAIRS[quoted.repair] ?? [quoted.repair]) : NO_REPAIRS;
+  return { ok: true, kind: "action", tool: spec.name, toolInput: quoted.text, thought, repairs };
 }
 
 // ---------------------------------------------------------------------------------------------
