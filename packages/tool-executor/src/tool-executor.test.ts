@@ -461,6 +461,23 @@ describe("ToolExecutor", () => {
       expect(ToolResultCheckError.isInstance(error) && error.label).toBe("code_mismatch");
     });
 
+    it("awaits an async checkResult and retries a custom failure that carries a 5xx status", async () => {
+      jest.useFakeTimers();
+      const { toolCalls, options } = recorder();
+      const quotes = scriptedStringTool("quotes", [() => "stale", () => "fresh"]);
+      const [wrapped] = new ToolExecutor({
+        ...options,
+        defaults: {
+          retry: { maxAttempts: 2, initialDelayMs: 5, jitter: "none" },
+          checkResult: async (result) => (result === "stale" ? { label: "stale_data", detail: "quote older than 1 min", status: 503 } : undefined),
+        },
+      }).wrap([quotes.tool]);
+      const { value } = await settleWithFakeTimers(wrapped.invoke("ACME"));
+      expect(value).toBe("fresh");
+      expect(quotes.calls).toHaveLength(2);
+      expect(toolCalls()[0].outcome).toBe("success");
+    });
+
     it("applies requiredFields and a custom checkResult", async () => {
       const objectTool = tool(async () => ({ data: { items: null } }), { name: "list", description: "Lists.", schema: z.object({}) });
       const [wrapped] = new ToolExecutor({ defaults: { retry: false, resultChecks: { requiredFields: ["data.items"] } } }).wrap([objectTool]);

@@ -741,30 +741,35 @@ export class ToolExecutor {
     if (value instanceof Error) throw new ToolExecutionError({ toolName, cause: value });
     if (state.contentAndArtifact && isRecord(value) && value.tool_call_id === INNER_TOOL_CALL_ID) {
       const unwrapped: ContentAndArtifact = { [CONTENT_AND_ARTIFACT]: true, content: value.content, artifact: value.artifact };
-      const failure = this.checkResult(state, toolInput, unwrapped.content);
+      const failure = await this.checkResult(state, toolInput, unwrapped.content);
       if (failure !== undefined) throw new ToolResultCheckError({ toolName, label: failure.label, detail: failure.detail, status: failure.status });
       return unwrapped;
     }
     if (isDirectToolOutput(value)) return value;
-    const failure = this.checkResult(state, toolInput, value);
+    const failure = await this.checkResult(state, toolInput, value);
     if (failure !== undefined) {
       throw new ToolResultCheckError({ toolName, label: failure.label, detail: failure.detail, status: failure.status });
     }
     return value;
   }
 
-  private checkResult(state: ToolState, toolInput: unknown, value: unknown): ResultCheckFailure | undefined {
+  private async checkResult(state: ToolState, toolInput: unknown, value: unknown): Promise<ResultCheckFailure | undefined> {
     const { policy, name: toolName } = state;
     if (policy.resultChecks !== undefined) {
       const failure = checkResultShape(value, policy.resultChecks);
       if (failure !== undefined) return failure;
     }
     if (policy.checkResult === undefined) return undefined;
-    const verdict = policy.checkResult(value, { toolName, toolInput });
-    if (verdict === undefined || verdict === true) return undefined;
+    const verdict = await policy.checkResult(value, { toolName, toolInput });
+    if (verdict === undefined || verdict === null || verdict === true) return undefined;
     if (verdict === false) return { label: "check_failed", detail: "checkResult rejected the result" };
     if (typeof verdict === "string") return { label: "check_failed", detail: verdict };
-    return verdict as ResultCheckFailure;
+    const failure = verdict as Partial<ResultCheckFailure>;
+    return {
+      label: typeof failure.label === "string" && failure.label !== "" ? failure.label : "check_failed",
+      detail: typeof failure.detail === "string" && failure.detail !== "" ? failure.detail : "checkResult rejected the result",
+      status: typeof failure.status === "number" ? failure.status : undefined,
+    };
   }
 
   private format(value: unknown, context: { toolName: string; toolInput: unknown }): string {

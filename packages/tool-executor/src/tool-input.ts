@@ -142,7 +142,7 @@ const { policy, toolName } = target;
     }
     toolInput = parsed.data;
   }
-  if (policy.sanitize !== undefined) toolInput = policy.sanitize(toolInput, { toolName });
+  if (policy.sanitize !== undefined) toolInput = await policy.sanitize(toolInput, { toolName });
   return { toolInput, confirmed };
 }
 

@@ -118,13 +118,14 @@ export type ToolFallback =
   | ((error: Error, toolInput: unknown) => unknown);
 
 /**
- * A custom result check: return `undefined`/`true` to accept, `false` or a string (the detail) to
- * fail with label `check_failed`, or a {@link ResultCheckFailure} for a label of your own.
+ * A custom result check (may be async): return `undefined`/`true` to accept, `false` or a string
+ * (the detail) to fail with label `check_failed`, or a {@link ResultCheckFailure} for a label of
+ * your own. A check that throws counts as a failed call (`ToolExecutionError`).
  */
 export type ResultCheck = (
   result: unknown,
   context: ToolCallContext,
-) => ResultCheckFailure | string | boolean | undefined | void;
+) => ResultCheckFailure | string | boolean | undefined | void | Promise<ResultCheckFailure | string | boolean | undefined | void>;
 
 /**
  * The policy of one tool. Every field is optional: a tool's policy (`policies[name]`) is merged
@@ -188,8 +189,8 @@ export interface ToolPolicy {
    */
   validate?: InteropZodType;
   /**
-   * Rewrites the validated input before the call (trim, redact, clamp…). Its result is what the
-   * cache key, dry run and tool see.
+   * Rewrites the validated input before the call (trim, redact, clamp…; may be async). Its result
+   * is what the cache key, dry run and tool see.
    * @default undefined
    */
   sanitize?: (toolInput: unknown, context: { toolName: string }) => unknown;
