@@ -38,6 +38,12 @@ describe("fingerprintObservation", () => {
     expect(fingerprint).toMatch(/^[0-9a-f]{16}$/);
     expect(fingerprintObservation("Paris is the capital")).toBe(fingerprint);
   });
+  it("matches the published 64-bit FNV-1a test vectors", () => {
+    // Landon Curt Noll's FNV test suite: FNV-1a 64 of "", "a" and "foobar".
+    expect(fingerprintObservation("")).toBe("cbf29ce484222325");
+    expect(fingerprintObservation("a")).toBe("af63dc4c8601ec8c");
+    expect(fingerprintObservation("foobar")).toBe("85944171f73967e8");
+  });
   it("differs for different observations", () => {
     expect(fingerprintObservation("22 °C")).not.toBe(fingerprintObservation("23 °C"));
   });

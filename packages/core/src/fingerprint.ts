@@ -118,7 +118,8 @@ export function fingerprintObservation(observation: unknown): string {
   let high = 0xcbf29ce4;
   let low = 0x84222325;
   for (let index = 0; index < text.length; index += 1) {
-    low ^= text.charCodeAt(index);
+    // `^` yields a signed 32-bit value: keep `low` unsigned so the carry below is right.
+    low = (low ^ text.charCodeAt(index)) >>> 0;
     // Multiply the 64-bit (high, low) by the FNV prime 0x100000001b3.
     const lowTimesPrime = low * 0x1b3;
     const carry = Math.floor(lowTimesPrime / 0x100000000);
