@@ -535,12 +535,28 @@ export class LoopControlHandler extends BaseCallbackHandler {
     try {
       body();
     } catch (error) {
+      this.reportError(error);
+    }
+  }
+
+  /**
+   * Hands an error to `onError`. An `onError` that throws must not break the run either: both
+   * errors then go to a process warning.
+   */
+  private reportError(error: unknown): void {
+    try {
       this.options.onError(error);
+    } catch (onErrorFailure) {
+      const describe = (value: unknown): string => (value instanceof Error ? value.message : String(value));
+      process.emitWarning(
+        `LoopControlHandler: onError threw (${describe(onErrorFailure)}) while reporting: ${describe(error)}`,
+        { code: "REINS_LOOP_CONTROL" },
+      );
     }
   }
 
   private emit(event: ReinsEvent): void {
-    emitEvent(event, [this.options.metrics, this.options.onEvent], this.options.onError);
+    emitEvent(event, [this.options.metrics, this.options.onEvent], (error) => this.reportError(error));
   }
 
   private knownParent(...candidates: Array<string | undefined>): string | undefined {
@@ -904,7 +920,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
       if (typeof audit.sink === "function") audit.sink(redacted);
       else audit.sink.write(`${JSON.stringify(redacted)}\n`);
     } catch (error) {
-      this.options.onError(error);
+      this.reportError(error);
     }
   }
 

@@ -121,7 +121,8 @@ export interface LoopControlOptions {
   now?: () => number;
   /**
    * Receives errors from inside the handler (a bug, a throwing recorder or audit sink). They never
-   * stop a run: only the handler's own stop decisions do.
+   * stop a run: only the handler's own stop decisions do. If `onError` itself throws, both errors
+   * go to a Node.js process warning.
    * @default emits a Node.js process warning
    */
   onError?: (error: unknown) => void;
