@@ -3,7 +3,7 @@ import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { BaseLanguageModelInterface } from "@langchain/core/language_models/base";
 import { BaseOutputParser } from "@langchain/core/output_parsers";
 import type { BasePromptTemplate } from "@langchain/core/prompts";
-import { Runnable, RunnablePassthrough, RunnableSequence, type RunnableConfig } from "@langchain/core/runnables";
+import { Runnable, RunnableLambda, RunnableSequence, type RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface, ToolInterface } from "@langchain/core/tools";
 import {
   buildLoopStopFinish,
@@ -348,9 +348,14 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
   private readonly llmWithStop: Runnable;
   private readonly loopFinish: LoopFinishOptions;
   private readonly labels: ReActLabelSet;
-  private readonly scratchpad = RunnablePassthrough.assign({
-    agent_scratchpad: (input: Record<string, unknown>) => formatReActScratchpad((input.steps as AgentStep[] | undefined) ?? []),
-  });
+  /**
+   * Scratchpad and prompt in one step (one run in callbacks instead of the four of LangChain's
+   * `RunnablePassthrough.assign` + prompt): every callback handler pays per run, per step.
+   */
+  private readonly promptStep = RunnableLambda.from(async (input: ReactAgentInput) => {
+    const { steps, ...values } = input;
+    return this.prompt.formatPromptValue({ ...values, agent_scratchpad: formatReActScratchpad(steps ?? []) });
+  }).withConfig({ runName: "ReActPrompt" });
 
   constructor(fields: ReinsReactAgentFields) {
     super();
@@ -413,7 +418,7 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
   private planner(input: ReactAgentInput): Runnable<ReactAgentInput, AgentAction | AgentFinish> {
     const observationCount = (input.steps ?? []).filter((step) => step.action.tool !== "_Exception").length;
     return RunnableSequence.from<ReactAgentInput, AgentAction | AgentFinish>(
-      [this.scratchpad, this.prompt, this.llmWithStop, new ReActStepParser(this.parser, this.labels, observationCount)],
+      [this.promptStep, this.llmWithStop, new ReActStepParser(this.parser, this.labels, observationCount)],
       "ReactAgent",
     );
   }
