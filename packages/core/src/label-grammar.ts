@@ -81,6 +81,8 @@ export function normalizeLabelWord(word: string): string {
 
 interface CompiledLabels {
   readonly byWord: ReadonlyMap<string, ReActLabel>;
+  /** First words of every label word: a line whose first word is not one is no label. */
+  readonly firstWords: ReadonlySet<string>;
   /** First characters (lower case) of every label word: a line starting otherwise is no label. */
   readonly firstCharacters: ReadonlySet<string>;
   readonly maxWordLength: number;
@@ -107,8 +109,12 @@ function compile(labels: ReActLabelSet): CompiledLabels {
     }
   }
   let maxWordLength = 0;
-  for (const word of byWord.keys()) maxWordLength = Math.max(maxWordLength, word.length);
-  const compiled = { byWord, firstCharacters, maxWordLength };
+  const firstWords = new Set<string>();
+  for (const word of byWord.keys()) {
+    maxWordLength = Math.max(maxWordLength, word.length);
+    firstWords.add(word.split(" ")[0]);
+  }
+  const compiled = { byWord, firstWords, firstCharacters, maxWordLength };
   compiledCache.set(labels, compiled);
   return compiled;
 }
@@ -176,6 +182,8 @@ export function matchReActLabel(
     const code = line.charCodeAt(scan);
     const character = line[scan];
     if (isWordSeparator(character)) {
+      // The first word decides early whether this can be a label at all.
+      if (normalized.length > 0 && !pendingSpace && !normalized.includes(" ") && !compiled.firstWords.has(normalized)) return undefined;
       pendingSpace = normalized.length > 0;
       scan += 1;
       continue;

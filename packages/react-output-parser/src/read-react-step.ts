@@ -832,6 +832,16 @@ function plainThought(line: string, labels: ReActLabelSet): boolean {
   return matchReActLabel(line, labels) === undefined;
 }
 
+/** The tool named on a canonical Action line (" Search"): compared in place, no string built. */
+function canonicalTool(written: string, config: ReaderConfig): ToolInputSpec | undefined {
+  if (written.charCodeAt(0) === 32) {
+    for (const name of config.toolNames) {
+      if (written.length === name.length + 1 && written.endsWith(name)) return config.tools.get(name);
+    }
+  }
+  return config.tools.get(written.trim());
+}
+
 const QUOTE_REPAIRS: Readonly<Record<string, readonly string[]>> = Object.freeze({
   wrapping_quotes_removed: Object.freeze(["wrapping_quotes_removed"]),
   unbalanced_quote_removed: Object.freeze(["unbalanced_quote_removed"]),
@@ -855,7 +865,7 @@ function readCanonicalStep(text: string, config: ReaderConfig): ReActStep | unde
   const inputLine = match[3].trim();
   const fenced = inputLine.length === 0 ? fencedInput(text, CANONICAL_STEP.lastIndex) : undefined;
   if ((fenced === undefined && !isBlankFrom(text, CANONICAL_STEP.lastIndex)) || !plainThought(thoughtLine, config.labels)) return undefined;
-  const spec = config.tools.get(match[2].trim());
+  const spec = canonicalTool(match[2], config);
   if (spec === undefined || spec.kind !== "string") return undefined;
   const thought = thoughtLine.trim();
   if (fenced !== undefined) {
