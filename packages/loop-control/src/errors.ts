@@ -211,3 +211,54 @@ export class LoopControlOptionsError extends ReinsLoopControlError {
     return typeof error === "object" && error !== null && OPTIONS_ERROR_MARKER in error;
   }
 }
+
+const RUN_EVICTED_ERROR_MARKER = Symbol.for("reins.loop_control.run_evicted_error");
+
+/** Why a run's state was evicted: no callback for `runIdleTimeoutMs`, or `maxActiveRuns` reached. */
+export type RunEvictionReason = "idle" | "capacity";
+
+/** Options of {@link RunEvictedError}. */
+export interface RunEvictedErrorOptions extends ReinsLoopControlErrorOptions {
+  /** The top-level run id. */
+  runId: string;
+  reason: RunEvictionReason;
+  /** Milliseconds since the run's last callback. */
+  idleMs: number;
+  /** Steps the run had taken. */
+  steps: number;
+}
+
+/**
+ * Reported to `onError` (never thrown into a run) when `LoopControlHandler` drops the state of a
+ * run whose end never arrived — a stream the caller stopped reading, a crashed worker — so a
+ * long-lived handler never grows with abandoned runs. The run is ended with a `run_end` event
+ * (`status: "error"`); later callbacks of that run are ignored.
+ */
+export class RunEvictedError extends ReinsLoopControlError {
+  private readonly [RUN_EVICTED_ERROR_MARKER] = true;
+  readonly runId: string;
+  readonly reason: RunEvictionReason;
+  readonly idleMs: number;
+  readonly steps: number;
+
+  constructor(options: RunEvictedErrorOptions) {
+    super({
+      message:
+        options.message ??
+        (options.reason === "idle"
+          ? `Run ${options.runId} was dropped after ${options.idleMs} ms without a callback (runIdleTimeoutMs); its end never arrived.`
+          : `Run ${options.runId} was dropped to stay within maxActiveRuns (idle for ${options.idleMs} ms); its end never arrived.`),
+      cause: options.cause,
+    });
+    this.name = "RunEvictedError";
+    this.runId = options.runId;
+    this.reason = options.reason;
+    this.idleMs = options.idleMs;
+    this.steps = options.steps;
+  }
+
+  /** True when `error` is a `RunEvictedError` (from any copy of this package). */
+  static isInstance(error: unknown): error is RunEvictedError {
+    return typeof error === "object" && error !== null && RUN_EVICTED_ERROR_MARKER in error;
+  }
+}

@@ -1,5 +1,5 @@
 import type { ReinsEvent } from "@reins/core";
-import { LoopControlHandler } from "./index";
+import { LoopControlHandler, LoopControlOptionsError, RunEvictedError, type LoopControlOptions } from "./index";
 import { RunDriver } from "./__fixtures__/run-driver";
 
 const search = (input: string, observation = `result for ${input}`) => ({ tool: "search", toolInput: input, observation });
@@ -32,6 +32,94 @@ describe("LoopControlHandler", () => {
       expect(events.at(-1)).toMatchObject({ type: "run_end", status: "success" });
       expect(handler.activeRunCount).toBe(0);
       expect(warnings.some((message) => message.includes("onError down") && message.includes("listener down"))).toBe(true);
+    });
+  });
+
+  describe("with runs whose end never arrives", () => {
+    const SERIALIZED = { lc: 1, type: "not_implemented", id: ["test"] } as const;
+
+    function setup(options: LoopControlOptions): { handler: LoopControlHandler; events: ReinsEvent[]; errors: unknown[]; clock: { now: number } } {
+      const events: ReinsEvent[] = [];
+      const errors: unknown[] = [];
+      const clock = { now: 0 };
+      const handler = new LoopControlHandler({
+        onEvent: (event) => events.push(event),
+        onError: (error) => errors.push(error),
+        now: () => clock.now,
+        ...options,
+      });
+      return { handler, events, errors, clock };
+    }
+
+    it("evicts a run idle for runIdleTimeoutMs when another run starts, ending it as an error", async () => {
+      const { handler, events, errors, clock } = setup({ runIdleTimeoutMs: 1000 });
+      const abandoned = new RunDriver(handler, "abandoned");
+      await abandoned.start();
+      await abandoned.step(search("a"));
+      clock.now = 1001;
+      await new RunDriver(handler, "next").start();
+      expect(handler.activeRunCount).toBe(1);
+      expect(handler.runContext.size).toBe(1);
+      expect(handler.runContext.linkCount).toBe(0);
+      expect(events.filter((event) => event.type === "run_end")).toEqual([
+        { type: "run_end", runId: "abandoned", status: "error", stopReason: "error", durationMs: 1001 },
+      ]);
+      expect(errors).toHaveLength(1);
+      expect(RunEvictedError.isInstance(errors[0])).toBe(true);
+      expect(errors[0]).toMatchObject({ runId: "abandoned", reason: "idle", idleMs: 1001 });
+    });
+
+    it("ignores late callbacks of an evicted run instead of adopting its chains as new runs", async () => {
+      const { handler, events, clock } = setup({ runIdleTimeoutMs: 1000 });
+      const abandoned = new RunDriver(handler, "abandoned");
+      await abandoned.start();
+      clock.now = 5000;
+      await new RunDriver(handler, "next").start();
+      // The abandoned executor wakes up: its agent chain, model call and action arrive late.
+      await handler.handleChainStart(SERIALIZED, {}, "abandoned:agent:late", "abandoned");
+      await expect(abandoned.step(search("b"))).resolves.toBeUndefined();
+      await handler.handleChainEnd({}, "abandoned:agent:late", "abandoned");
+      await handler.handleChainEnd({ output: "late" }, "abandoned");
+      expect(handler.activeRunCount).toBe(1);
+      expect(events.filter((event) => event.type === "run_start").map((event) => (event as { runId: string }).runId)).toEqual([
+        "abandoned",
+        "next",
+      ]);
+      expect(events.filter((event) => event.type === "run_end")).toEqual([
+        { type: "run_end", runId: "abandoned", status: "error", stopReason: "error", durationMs: 5000 },
+      ]);
+    });
+
+    it("keeps at most maxActiveRuns, evicting the least recently active run", async () => {
+      const { handler, events, errors } = setup({ maxActiveRuns: 2 });
+      const first = new RunDriver(handler, "first");
+      const second = new RunDriver(handler, "second");
+      await first.start();
+      await second.start();
+      await first.step(search("a"));
+      await new RunDriver(handler, "third").start();
+      expect(handler.activeRunCount).toBe(2);
+      expect(handler.snapshot("second")).toBeUndefined();
+      expect(handler.snapshot("first")?.steps).toBe(1);
+      expect(events.filter((event) => event.type === "run_end").map((event) => (event as { runId: string }).runId)).toEqual(["second"]);
+      expect(errors[0]).toMatchObject({ runId: "second", reason: "capacity" });
+    });
+
+    it("keeps thousands of live runs under the defaults", async () => {
+      const { handler, errors } = setup({});
+      for (let index = 0; index < 2000; index += 1) await new RunDriver(handler, `run-${index}`).start();
+      expect(handler.activeRunCount).toBe(2000);
+      expect(errors).toEqual([]);
+    });
+
+    it.each([
+      [{ runIdleTimeoutMs: 0 }, "runIdleTimeoutMs"],
+      [{ runIdleTimeoutMs: Number.NaN }, "runIdleTimeoutMs"],
+      [{ maxActiveRuns: 0 }, "maxActiveRuns"],
+      [{ maxActiveRuns: 2.5 }, "maxActiveRuns"],
+    ])("rejects %j naming the field", (options, field) => {
+      expect(() => new LoopControlHandler(options)).toThrow(expect.objectContaining({ field }));
+      expect(() => new LoopControlHandler(options)).toThrow(LoopControlOptionsError);
     });
   });
 });

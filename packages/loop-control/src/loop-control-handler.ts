@@ -22,9 +22,11 @@ import { countRepeats, countStalledThoughts, detectCycle, type CycleMatch, type 
 import {
   BudgetExceededError,
   LoopStoppedError,
+  RunEvictedError,
   RunStoppedError,
   type BudgetStopReason,
   type LoopStopReason,
+  type RunEvictionReason,
 } from "./errors";
 import { EXCEPTION_TOOL_NAME, budgetNote, cycleNote, previewObservation, repeatNote, stallNote } from "./messages";
 import {
@@ -49,6 +51,9 @@ const STOP_REASONS: ReadonlySet<string> = new Set<StopReason>([
 
 /** AgentExecutor's own answer when it runs out of iterations (LangChain 0.3 and 1.x wordings). */
 const EXECUTOR_STOPPED_OUTPUT = /^Agent stopped due to (iteration limit|max iterations)/;
+
+/** Run ids of evicted runs (and their chains) remembered so their late callbacks are ignored. */
+const MAX_REMEMBERED_EVICTED_IDS = 4096;
 
 interface LoopDetection {
   readonly kind: LoopKind;
@@ -92,6 +97,10 @@ interface LlmRunState {
 interface RunState {
   readonly runId: string;
   readonly startedAtMs: number;
+  /** When the handler last saw a callback of this run (idle eviction). */
+  lastSeenAtMs: number;
+  /** Nested chain run ids linked to this run, remembered when the run is evicted. */
+  readonly chainIds: Set<string>;
   executorRunId?: string;
   readonly steps: StepState[];
   readonly llmRuns: Map<string, LlmRunState>;
@@ -221,7 +230,10 @@ export class LoopControlHandler extends BaseCallbackHandler {
   /** The resolved options. */
   readonly options: ResolvedLoopControlOptions;
   private readonly store: RunContextStore;
+  /** Live runs, least recently active first (re-inserted on every callback). */
   private readonly states = new Map<string, RunState>();
+  /** Ids of evicted runs and their chains, oldest first, at most MAX_REMEMBERED_EVICTED_IDS. */
+  private readonly evictedRunIds = new Set<string>();
 
   /**
    * @param options - see {@link LoopControlOptions}
@@ -289,14 +301,27 @@ export class LoopControlHandler extends BaseCallbackHandler {
       const parent = this.knownParent(runTypeOrParentRunId, parentRunIdOrRunName);
       if (parent !== undefined) {
         this.store.link(runId, parent);
+        const found = this.stateOf(runId);
+        found?.state.chainIds.add(runId);
         return;
       }
+      // A late chain of a run that was evicted: not a new run.
+      if (this.evictedRunIds.has(runId)) return;
+      for (const candidate of [runTypeOrParentRunId, parentRunIdOrRunName]) {
+        if (candidate !== undefined && this.evictedRunIds.has(candidate)) {
+          this.rememberEvicted(runId);
+          return;
+        }
+      }
       if (this.states.has(runId)) return;
-      this.store.start(runId);
       const now = this.options.now();
+      this.evictStaleRuns(now);
+      this.store.start(runId);
       this.states.set(runId, {
         runId,
         startedAtMs: now,
+        lastSeenAtMs: now,
+        chainIds: new Set(),
         steps: [],
         llmRuns: new Map(),
         lastDecisionAtMs: now,
@@ -499,7 +524,10 @@ export class LoopControlHandler extends BaseCallbackHandler {
   override async handleChainEnd(outputs: ChainValues, runId: string, _parentRunId?: string): Promise<void> {
     this.guard(() => {
       const state = this.states.get(runId);
-      if (state === undefined) return;
+      if (state === undefined) {
+        this.evictedRunIds.delete(runId);
+        return;
+      }
       const context = this.store.contextOf(runId);
       const output = outputs?.output;
       let status: RunStatus = "success";
@@ -522,7 +550,10 @@ export class LoopControlHandler extends BaseCallbackHandler {
   override async handleChainError(error: unknown, runId: string, _parentRunId?: string): Promise<void> {
     this.guard(() => {
       const state = this.states.get(runId);
-      if (state === undefined) return;
+      if (state === undefined) {
+        this.evictedRunIds.delete(runId);
+        return;
+      }
       if (RunStoppedError.isInstance(error)) this.endRun(state, "stopped", error.stopReason);
       else this.endRun(state, "error", "error");
     });
@@ -566,11 +597,46 @@ export class LoopControlHandler extends BaseCallbackHandler {
     return undefined;
   }
 
+  /** The live run `runId` (any nested id) belongs to; marks it as active just now. */
   private stateOf(runId: string): { state: RunState; context: RunContext } | undefined {
     const context = this.store.contextOf(runId);
     if (context === undefined) return undefined;
     const state = this.states.get(context.runId);
-    return state === undefined ? undefined : { state, context };
+    if (state === undefined) return undefined;
+    state.lastSeenAtMs = this.options.now();
+    // Re-insert so `states` stays ordered from least to most recently active.
+    this.states.delete(state.runId);
+    this.states.set(state.runId, state);
+    return { state, context };
+  }
+
+  /**
+   * Drops runs idle for `runIdleTimeoutMs`, then the least recently active ones while a new run
+   * would exceed `maxActiveRuns`. Called when a run starts, so no timer is needed.
+   */
+  private evictStaleRuns(now: number): void {
+    const { runIdleTimeoutMs, maxActiveRuns } = this.options;
+    for (const state of this.states.values()) {
+      const idleMs = now - state.lastSeenAtMs;
+      if (idleMs >= runIdleTimeoutMs) this.evict(state, "idle", idleMs);
+      else if (this.states.size >= maxActiveRuns) this.evict(state, "capacity", idleMs);
+      else break;
+    }
+  }
+
+  private evict(state: RunState, reason: RunEvictionReason, idleMs: number): void {
+    this.rememberEvicted(state.runId);
+    for (const chainId of state.chainIds) this.rememberEvicted(chainId);
+    this.endRun(state, "error", "error");
+    this.reportError(new RunEvictedError({ runId: state.runId, reason, idleMs, steps: state.steps.length }));
+  }
+
+  private rememberEvicted(runId: string): void {
+    this.evictedRunIds.add(runId);
+    if (this.evictedRunIds.size > MAX_REMEMBERED_EVICTED_IDS) {
+      const oldest = this.evictedRunIds.values().next().value;
+      if (oldest !== undefined) this.evictedRunIds.delete(oldest);
+    }
   }
 
   private startLlm(

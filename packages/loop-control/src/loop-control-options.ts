@@ -115,6 +115,20 @@ export interface LoopControlOptions {
    */
   audit?: LoopAuditOptions;
   /**
+   * A run with no callback for this long is treated as abandoned (its end never arrived: a
+   * stream the caller stopped reading, a crashed worker): when the next run starts, its state is
+   * dropped, a `run_end` event with `status: "error"` is emitted and a `RunEvictedError` goes to
+   * `onError`. `Infinity` keeps runs until they end. No timer is used.
+   * @default 3600000 (1 hour)
+   */
+  runIdleTimeoutMs?: number;
+  /**
+   * Most runs tracked at once; when a new run would exceed it, the least recently active run is
+   * evicted as with `runIdleTimeoutMs` (reason `capacity`). `Infinity` turns the cap off.
+   * @default 10000
+   */
+  maxActiveRuns?: number;
+  /**
    * Clock in epoch milliseconds.
    * @default Date.now
    */
@@ -147,6 +161,8 @@ export interface ResolvedLoopControlOptions {
   readonly ignoreTools: readonly string[];
   readonly notePreviewChars: number;
   readonly audit: LoopAuditOptions | undefined;
+  readonly runIdleTimeoutMs: number;
+  readonly maxActiveRuns: number;
   readonly now: () => number;
   readonly onError: (error: unknown) => void;
 }
@@ -183,6 +199,8 @@ export const DEFAULT_LOOP_CONTROL_OPTIONS = Object.freeze({
   estimateTokens: estimateTokensFromChars,
   ignoreTools: Object.freeze(["_Exception"]) as readonly string[],
   notePreviewChars: 200,
+  runIdleTimeoutMs: 3_600_000,
+  maxActiveRuns: 10_000,
   now: Date.now,
   onError: warnProcess,
 });
@@ -310,6 +328,11 @@ export function resolveLoopControlOptions(options: LoopControlOptions = {}): Res
     ignoreTools: Object.freeze([...ignoreTools]),
     notePreviewChars: positiveInteger("notePreviewChars", options.notePreviewChars ?? DEFAULT_LOOP_CONTROL_OPTIONS.notePreviewChars),
     audit,
+    runIdleTimeoutMs: positiveLimit("runIdleTimeoutMs", options.runIdleTimeoutMs ?? DEFAULT_LOOP_CONTROL_OPTIONS.runIdleTimeoutMs),
+    maxActiveRuns:
+      options.maxActiveRuns === Number.POSITIVE_INFINITY
+        ? options.maxActiveRuns
+        : positiveInteger("maxActiveRuns", options.maxActiveRuns ?? DEFAULT_LOOP_CONTROL_OPTIONS.maxActiveRuns),
     now: optionalFunction("now", options.now, DEFAULT_LOOP_CONTROL_OPTIONS.now),
     onError: optionalFunction("onError", options.onError, DEFAULT_LOOP_CONTROL_OPTIONS.onError),
   });
