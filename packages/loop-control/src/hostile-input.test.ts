@@ -1,3 +1,4 @@
+import type { Serialized } from "@langchain/core/load/serializable";
 import type { ReinsEvent } from "@reins/core";
 import { LoopControlHandler, LoopControlOptionsError, RunEvictedError, type LoopControlOptions } from "./index";
 import { RunDriver } from "./__fixtures__/run-driver";
@@ -36,7 +37,7 @@ describe("LoopControlHandler", () => {
   });
 
   describe("with runs whose end never arrives", () => {
-    const SERIALIZED = { lc: 1, type: "not_implemented", id: ["test"] } as const;
+    const SERIALIZED: Serialized = { lc: 1, type: "not_implemented", id: ["test"] };
 
     function setup(options: LoopControlOptions): { handler: LoopControlHandler; events: ReinsEvent[]; errors: unknown[]; clock: { now: number } } {
       const events: ReinsEvent[] = [];
