@@ -336,6 +336,15 @@ export const DEMO_SCENARIOS: readonly DemoScenario[] = Object.freeze([
     check: (outcome) => expectThat(outcome).stopReason("cycle").outputIncludes(ESCAPE_HATCH).failures,
   },
   {
+    id: "stall",
+    fault: "near-identical thoughts making no progress (different inputs, same failing result)",
+    question: "What is the live EUR exchange rate for any currency?",
+    script: ["USD", "GBP", "JPY", "CHF", "NOK", "BRL", "AUD", "CAD"].map(
+      (code) => `Thought: I still need a live EUR rate, so I will try the live rate service again.\nAction: exchange_rate_live\nAction Input: EUR/${code}`,
+    ),
+    check: (outcome) => expectThat(outcome).stopReason("stall").outputIncludes(ESCAPE_HATCH).failures,
+  },
+  {
     id: "step-budget",
     fault: "a step budget (maxSteps: 3) on a model that keeps looking things up",
     question: "Which European country has the most people per km²?",
