@@ -6,9 +6,18 @@
 
 const MAX_DETAIL_CHARS = 200;
 
-/** First line of an error message, trimmed and bounded, for quoting to the model. */
+/** Texts that carry no information for the model (a stringified `undefined`, object, …). */
+const PLACEHOLDER_DETAILS = new Set(["undefined", "null", "nan", "[object object]", "error", "error: undefined", "error: [object object]"]);
+
+/**
+ * First line of an error message, trimmed and bounded, for quoting to the model. A detail that is
+ * only a stringified placeholder (`"undefined"`, `"[object Object]"`, …) becomes `"no details"`,
+ * and an embedded `[object Object]` becomes `(an object)`.
+ */
 export function briefDetail(text: string): string {
-  const firstLine = text.split(/\r?\n/, 20).find((line) => line.trim() !== "")?.trim() ?? "";
+  const rawLine = text.split(/\r?\n/, 20).find((line) => line.trim() !== "")?.trim() ?? "";
+  if (PLACEHOLDER_DETAILS.has(rawLine.slice(0, 40).replace(/[.\s]+$/, "").toLowerCase())) return "no details";
+  const firstLine = rawLine.replace(/\[object Object\]/g, "(an object)");
   // Clip before stripping trailing full stops, so the regex only ever sees a bounded string.
   const clipped = firstLine.length > MAX_DETAIL_CHARS ? `${firstLine.slice(0, MAX_DETAIL_CHARS - 1)}…` : firstLine.replace(/[.\s]+$/, "");
   return clipped === "" ? "no details" : clipped;

@@ -142,6 +142,9 @@ describe("ToolExecutor", () => {
       ["null", null, /no error details/],
       ["an Error with an empty message", new Error(""), /Error with no message/],
       ["an Error with a stack-like multi-line message", new Error("first line\n    at Object.<anonymous> (file.ts:1:1)"), /first line/],
+      ["an Error built from an object (message \"[object Object]\")", new Error({ code: 1 } as unknown as string), /failed: no details/],
+      ["an Error whose message is \"undefined\"", new Error(String(undefined)), /failed: no details/],
+      ["an Error quoting an object mid-message", new Error("upstream said [object Object] twice"), /upstream said \(an object\) twice/],
     ])("turns %s into a non-empty, meaningful observation and a ToolExecutionError", async (_label, thrown, expected) => {
       const { toolCalls, options } = recorder();
       const failing = scriptedStringTool("flaky", [
