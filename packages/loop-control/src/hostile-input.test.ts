@@ -123,4 +123,20 @@ describe("LoopControlHandler", () => {
       expect(() => new LoopControlHandler(options)).toThrow(LoopControlOptionsError);
     });
   });
+
+  describe("when the model call that crosses a budget gives the final answer", () => {
+    it.each([
+      ["token", { maxTokens: 1000 }],
+      ["cost", { maxCostUsd: 0.0011, prices: { replay: { inputUsdPerMillionTokens: 1, outputUsdPerMillionTokens: 1 } } }],
+    ])("reports the run as a success with stopReason final_answer (%s budget)", async (_budget, options) => {
+      const events: ReinsEvent[] = [];
+      const handler = new LoopControlHandler({ onEvent: (event) => events.push(event), ...(options as LoopControlOptions) });
+      const run = new RunDriver(handler, "r");
+      await run.start();
+      await run.step({ ...search("a"), usage: { inputTokens: 600, outputTokens: 100 } });
+      await run.answer("22 °C", { inputTokens: 300, outputTokens: 100 });
+      expect(events.at(-1)).toMatchObject({ type: "run_end", status: "success", stopReason: "final_answer" });
+      expect(handler.activeRunCount).toBe(0);
+    });
+  });
 });

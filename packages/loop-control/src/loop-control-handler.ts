@@ -532,12 +532,15 @@ export class LoopControlHandler extends BaseCallbackHandler {
       const output = outputs?.output;
       let status: RunStatus = "success";
       let stopReason: StopReason = "final_answer";
-      if (context?.loop.stop !== undefined) {
-        status = "stopped";
-        stopReason = context.loop.stop.reason;
-      } else if (state.finishStopReason !== undefined && state.finishStopReason !== "final_answer") {
+      // When the model answered, a budget its last call crossed (a stop still pending) refused
+      // nothing: the run is a success.
+      const answered = state.finishStopReason === "final_answer";
+      if (state.finishStopReason !== undefined && !answered) {
         status = "stopped";
         stopReason = state.finishStopReason;
+      } else if (!answered && context?.loop.stop !== undefined) {
+        status = "stopped";
+        stopReason = context.loop.stop.reason;
       } else if (typeof output === "string" && EXECUTOR_STOPPED_OUTPUT.test(output)) {
         status = "stopped";
         stopReason = "max_steps";

@@ -96,6 +96,37 @@ export class RunDriver {
     return undefined;
   }
 
+  /**
+   * The model answers: agent chain, model call (with optional reported usage), then the agent
+   * finish and the run's end, as AgentExecutor reports a Final Answer.
+   */
+  async answer(output: string, usage?: { inputTokens: number; outputTokens: number }): Promise<void> {
+    const agentRunId = this.id("agent");
+    await this.pause();
+    await this.handler.handleChainStart(SERIALIZED, {}, agentRunId, this.runId);
+    const llmRunId = this.id("llm");
+    await this.pause();
+    await this.handler.handleChatModelStart(SERIALIZED, [], llmRunId, agentRunId, { invocation_params: { model: "replay" } });
+    const text = `I now know the final answer.\nFinal Answer: ${output}`;
+    await this.pause();
+    await this.handler.handleLLMEnd(
+      {
+        generations: [[{ text }]],
+        ...(usage !== undefined
+          ? { llmOutput: { tokenUsage: { promptTokens: usage.inputTokens, completionTokens: usage.outputTokens } } }
+          : {}),
+      },
+      llmRunId,
+      agentRunId,
+    );
+    await this.pause();
+    await this.handler.handleChainEnd({}, agentRunId, this.runId);
+    await this.pause();
+    await this.handler.handleAgentEnd({ returnValues: { output }, log: text }, this.runId);
+    await this.pause();
+    await this.handler.handleChainEnd({ output }, this.runId);
+  }
+
   async finish(output = "done", extra: Record<string, unknown> = {}): Promise<void> {
     await this.pause();
     await this.handler.handleAgentEnd({ returnValues: { output, ...extra }, log: `Final Answer: ${output}` }, this.runId);
