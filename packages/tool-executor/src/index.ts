@@ -13,6 +13,7 @@ export {
   DEFAULT_CIRCUIT_BREAKER_OPTIONS,
   DEFAULT_RETRY_OPTIONS,
   DEFAULT_TOOL_POLICY,
+  MAX_TIMER_MS,
   mergeToolPolicies,
   resolveToolPolicy,
   type BulkheadOptions,

@@ -1,4 +1,4 @@
-import { DEFAULT_RETRY_OPTIONS, ToolExecutorOptionsError, mergeToolPolicies, resolveToolExecutorOptions, resolveToolPolicy } from "./index";
+import { DEFAULT_RETRY_OPTIONS, MAX_TIMER_MS, ToolExecutorOptionsError, mergeToolPolicies, resolveToolExecutorOptions, resolveToolPolicy } from "./index";
 
 function fieldOf(action: () => unknown): string | undefined {
   try {
@@ -71,8 +71,22 @@ describe("resolveToolPolicy", () => {
       [{ fallback: 42 }, "policies.x.fallback"],
       [{ resultChecks: { requiredFields: [""] } }, "policies.x.resultChecks.requiredFields"],
       [{ timeout: 100 }, "policies.x.timeout"],
+      [{ timeoutMs: Number.NaN }, "policies.x.timeoutMs"],
+      [{ timeoutMs: -Infinity }, "policies.x.timeoutMs"],
+      [{ timeoutMs: 3_000_000_000 }, "policies.x.timeoutMs"],
+      [{ retry: { maxDelayMs: 5_000_000_000 } }, "policies.x.retry.maxDelayMs"],
+      [{ retry: { initialDelayMs: Number.NaN } }, "policies.x.retry.initialDelayMs"],
     ])("rejects %p naming %s", (override, field) => {
       expect(fieldOf(() => resolveToolPolicy(undefined, override as never, "policies.x"))).toBe(field);
+    });
+
+    it("names NaN as NaN in the message (JSON would print null)", () => {
+      expect(() => resolveToolPolicy(undefined, { timeoutMs: Number.NaN }, "policies.x")).toThrow(/must be a number \(got NaN\)/);
+    });
+
+    it("accepts Infinity (no deadline) and the longest timer delay", () => {
+      expect(resolveToolPolicy(undefined, { timeoutMs: Number.POSITIVE_INFINITY }).timeoutMs).toBe(Number.POSITIVE_INFINITY);
+      expect(resolveToolPolicy(undefined, { timeoutMs: MAX_TIMER_MS }).timeoutMs).toBe(MAX_TIMER_MS);
     });
   });
 });

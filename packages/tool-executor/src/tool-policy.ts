@@ -25,7 +25,7 @@ export interface RetryOptions {
    */
   initialDelayMs: number;
   /**
-   * Upper bound of one backoff delay, in milliseconds.
+   * Upper bound of one backoff delay, in milliseconds (at most {@link MAX_TIMER_MS}).
    * @default 4000
    */
   maxDelayMs: number;
@@ -136,6 +136,7 @@ export interface ToolPolicy {
   /**
    * Deadline of one attempt, in milliseconds. The tool gets an `AbortSignal` (`config.signal`)
    * that aborts at the deadline; the call is abandoned then even if the tool ignores it.
+   * At most {@link MAX_TIMER_MS}; `Infinity` means no deadline.
    * @default 30000
    */
   timeoutMs?: number;
@@ -272,13 +273,22 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function checkNumber(field: string, value: unknown, options: { min: number; integer?: boolean; allowInfinity?: boolean }): number {
+/**
+ * The longest delay a Node/browser timer can wait (2^31 − 1 ms, about 24.8 days). `setTimeout`
+ * fires after 1 ms for anything longer, so a larger finite timeout or backoff would expire at once.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+function checkNumber(field: string, value: unknown, options: { min: number; max?: number; integer?: boolean; allowInfinity?: boolean }): number {
   if (typeof value !== "number" || Number.isNaN(value)) fail(field, value, "must be a number");
   if (!Number.isFinite(value) && !(options.allowInfinity === true && value === Number.POSITIVE_INFINITY)) {
     fail(field, value, "must be finite");
   }
   if (options.integer === true && Number.isFinite(value) && !Number.isInteger(value)) fail(field, value, "must be an integer");
   if (value < options.min) fail(field, value, `must be >= ${options.min}`);
+  if (options.max !== undefined && Number.isFinite(value) && value > options.max) {
+    fail(field, value, `must be <= ${options.max} (the longest timer delay)${options.allowInfinity === true ? " or Infinity" : ""}`);
+  }
   return value;
 }
 
@@ -358,7 +368,7 @@ export function resolveToolPolicy(
   }
   const policy = mergeToolPolicies(mergeToolPolicies(DEFAULT_TOOL_POLICY, defaults), override);
 
-  const timeoutMs = checkNumber(`${field}.timeoutMs`, policy.timeoutMs, { min: 1, allowInfinity: true });
+  const timeoutMs = checkNumber(`${field}.timeoutMs`, policy.timeoutMs, { min: 1, max: MAX_TIMER_MS, allowInfinity: true });
   const sideEffects = policy.sideEffects ?? false;
   if (typeof sideEffects !== "boolean") fail(`${field}.sideEffects`, sideEffects, "must be a boolean");
   const idempotent = policy.idempotent ?? !sideEffects;
@@ -371,8 +381,8 @@ export function resolveToolPolicy(
     const merged = { ...DEFAULT_RETRY_OPTIONS, ...policy.retry };
     retry = {
       maxAttempts: checkNumber(`${field}.retry.maxAttempts`, merged.maxAttempts, { min: 1, integer: true }),
-      initialDelayMs: checkNumber(`${field}.retry.initialDelayMs`, merged.initialDelayMs, { min: 0 }),
-      maxDelayMs: checkNumber(`${field}.retry.maxDelayMs`, merged.maxDelayMs, { min: 0 }),
+      initialDelayMs: checkNumber(`${field}.retry.initialDelayMs`, merged.initialDelayMs, { min: 0, max: MAX_TIMER_MS }),
+      maxDelayMs: checkNumber(`${field}.retry.maxDelayMs`, merged.maxDelayMs, { min: 0, max: MAX_TIMER_MS }),
       jitter: merged.jitter,
       retryOn: checkFunction(`${field}.retry.retryOn`, merged.retryOn),
     };
