@@ -3,7 +3,8 @@ import { PromptTemplate } from "@langchain/core/prompts";
 import { DynamicStructuredTool, DynamicTool } from "@langchain/core/tools";
 import { z } from "zod";
 import { ReplayChatModel } from "./__fixtures__/replay-chat-model";
-import type { ReinsEvent } from "@reins/core";
+import { RunContextStore, type ReinsEvent } from "@reins/core";
+import { ToolExecutor } from "@reins/tool-executor";
 import { createReactAgent, ReactAgentOptionsError, ReinsReactAgent, trimContinuation } from "./index";
 
 // LangChain's hwchase17/react prompt, verbatim.
@@ -127,6 +128,36 @@ describe("createReactAgent", () => {
       await expect(promise).rejects.toThrow(
         'Provided prompt is missing required input variables: ["tools","tool_names","agent_scratchpad"]',
       );
+    });
+
+    it.each<[string, Record<string, unknown>]>([
+      ["llm", { llm: {} }],
+      ["tools", { tools: "search" }],
+      ["prompt", { prompt: "Question: {input}" }],
+      ["streamRunnable", { streamRunnable: "yes" }],
+      ["toolExecutor", { toolExecutor: 3 }],
+      ["observation", { observation: [] }],
+      ["loopControl", { loopControl: true }],
+      ["metrics", { metrics: {} }],
+      ["runContext", { runContext: {} }],
+    ])("fails fast on a bad %s, naming the field", async (field, change) => {
+      const { tools } = makeTools();
+      const options = { llm: new ReplayChatModel({ outputs: [] }), tools, prompt: REACT_PROMPT, ...change };
+      const error = await createReactAgent(options as never).catch((caught: unknown) => caught);
+      expect(ReactAgentOptionsError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ field });
+      expect((error as Error).message).toContain(`'${field}'`);
+    });
+
+    it("uses a ToolExecutor instance as given and shares its run context", async () => {
+      const { tools } = makeTools();
+      const runContext = new RunContextStore();
+      const toolExecutor = new ToolExecutor({ runContext, defaults: { timeoutMs: 1_000 } });
+      const agent = await createReactAgent({ llm: new ReplayChatModel({ outputs: [] }), tools, prompt: REACT_PROMPT, toolExecutor });
+      expect(agent.toolExecutor).toBe(toolExecutor);
+      expect(agent.runContext).toBe(runContext);
+      expect(agent.loopControl?.runContext).toBe(runContext);
+      expect(toolExecutor.policyOf("capital")?.timeoutMs).toBe(1_000);
     });
 
     it("rejects two tools with the same name, naming the field", async () => {
