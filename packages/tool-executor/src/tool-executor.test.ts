@@ -407,6 +407,73 @@ describe("ToolExecutor", () => {
       expect(deleter.calls).toHaveLength(0);
       expect(await wrapped.invoke("CONFIRM: /tmp/a.txt")).toBe("deleted /tmp/a.txt");
     });
+
+    describe("when the confirmed call never reaches the tool", () => {
+      function inRun(store: RunContextStore, runId: string): () => { runId: string; callbacks: NoopHandler[] } {
+        let n = 0;
+        return () => {
+          n += 1;
+          const config = { runId: `${runId}-tool-${n}`, callbacks: [new NoopHandler()] };
+          store.link(config.runId, runId);
+          return config;
+        };
+      }
+
+      it("does not mark the input as done when the call cap rejected it", async () => {
+        const { toolCalls, options } = recorder();
+        const store = new RunContextStore();
+        store.start("run-1");
+        const next = inRun(store, "run-1");
+        const email = emailTool();
+        const [wrapped] = new ToolExecutor({ ...options, runContext: store, policies: { send_email: { sideEffects: true, maxCallsPerRun: 1 } } }).wrap([email.tool]);
+        await wrapped.invoke({ to: "a@example.com", subject: "Hi", confirm: true }, next());
+        const capped = await wrapped.invoke({ to: "b@example.com", subject: "Hi", confirm: true }, next());
+        const again = await wrapped.invoke({ to: "b@example.com", subject: "Hi", confirm: true }, next());
+        expect(capped).toMatch(/already called 1 times in this task, its limit/);
+        expect(again).toMatch(/already called 1 times in this task, its limit/);
+        expect(again).not.toMatch(/already run with this input/);
+        expect(email.sent).toEqual([{ to: "a@example.com", subject: "Hi" }]);
+        expect(toolCalls().map((event) => event.error?.name)).toEqual([undefined, "CallLimitExceededError", "CallLimitExceededError"]);
+      });
+
+      it("lets the same confirmed input run once the open circuit lets calls through again", async () => {
+        jest.useFakeTimers();
+        const store = new RunContextStore();
+        store.start("run-1");
+        const next = inRun(store, "run-1");
+        let attempts = 0;
+        const pay = tool(
+          async (input: { amount: number }) => {
+            attempts += 1;
+            if (input.amount === 1) throw Object.assign(new Error("gateway down"), { status: 503 });
+            return `paid ${input.amount}`;
+          },
+          { name: "pay", description: "Pays.", schema: z.object({ amount: z.number() }) },
+        );
+        const [wrapped] = new ToolExecutor({
+          runContext: store,
+          policies: { pay: { sideEffects: true, circuitBreaker: { failureThreshold: 1, halfOpenAfterMs: 1000 } } },
+        }).wrap([pay]);
+        await wrapped.invoke({ amount: 1, confirm: true }, next());
+        const whileOpen = await wrapped.invoke({ amount: 2, confirm: true }, next());
+        expect(whileOpen).toMatch(/"pay" is unavailable right now/);
+        jest.advanceTimersByTime(1000);
+        const afterOpen = await wrapped.invoke({ amount: 2, confirm: true }, next());
+        expect(afterOpen).toBe("paid 2");
+        expect(attempts).toBe(2);
+      });
+
+      it("still drops a repeat of a confirmed call that started and then failed (the action may have happened)", async () => {
+        const store = new RunContextStore();
+        store.start("run-1");
+        const next = inRun(store, "run-1");
+        const failing = scriptedStringTool("charge", [() => Promise.reject(Object.assign(new Error("reset"), { code: "ECONNRESET" }))]);
+        const [wrapped] = new ToolExecutor({ runContext: store, policies: { charge: { sideEffects: true } } }).wrap([failing.tool]);
+        await wrapped.invoke("CONFIRM: card 1", next());
+        expect(await wrapped.invoke("CONFIRM: card 1", next())).toMatch(/already run with this input in this task/);
+        expect(failing.calls).toEqual(["card 1"]);
+      });
+    });
   });
 
   describe("bulkhead", () => {

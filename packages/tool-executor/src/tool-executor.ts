@@ -106,6 +106,8 @@ interface CallResult {
   readonly artifact?: unknown;
   /** A LangGraph direct output (`Command`, `ToolMessage`) returned by the tool, passed through. */
   readonly direct?: unknown;
+  /** How many times the original tool was started (0: the circuit, bulkhead or caller stopped it first). */
+  readonly toolCalls?: number;
 }
 
 interface AttemptState {
@@ -521,20 +523,18 @@ export class ToolExecutor {
       return { observation: ensureReadableObservation(observation, toolName), outcome: "dry_run" };
     }
 
-    let idempotencyEntry: { observation?: string } | undefined;
+    let idempotencySlotKey: string | undefined;
     if (policy.sideEffects && policy.idempotencyKey !== undefined) {
       if (run.slot === undefined) {
         this.warnNoRun(toolName, "idempotencyKey");
       } else {
         const key = policy.idempotencyKey === true ? normalizeToolInput(toolInput) : policy.idempotencyKey(toolInput, { toolName });
-        const slotKey = `${toolName}\u0000${key}`;
-        const previous = run.slot.idempotency.get(slotKey);
+        idempotencySlotKey = `${toolName}\u0000${key}`;
+        const previous = run.slot.idempotency.get(idempotencySlotKey);
         if (previous !== undefined) {
           const error = new DuplicateCallError({ toolName, idempotencyKey: key, runId: run.runId });
           return { observation: MODEL_MESSAGES.duplicate(toolName, previous.observation), outcome: "rejected", error };
         }
-        idempotencyEntry = {};
-        run.slot.idempotency.set(slotKey, idempotencyEntry);
       }
     }
 
@@ -551,8 +551,20 @@ export class ToolExecutor {
       }
     }
 
+    // Registered only once the call really goes ahead (a call-cap rejection must not mark it done).
+    let idempotencyEntry: { observation?: string } | undefined;
+    if (idempotencySlotKey !== undefined && run.slot !== undefined) {
+      idempotencyEntry = {};
+      run.slot.idempotency.set(idempotencySlotKey, idempotencyEntry);
+    }
     const result = await this.runResilient(state, toolInput, config);
-    if (idempotencyEntry !== undefined) idempotencyEntry.observation = result.observation;
+    if (idempotencyEntry !== undefined && idempotencySlotKey !== undefined && run.slot !== undefined) {
+      // The tool never started (circuit open, bulkhead full, cancelled while queued): a repeat is
+      // not a duplicate, so forget the key. Once the tool started, a repeat is dropped even after a
+      // failure, since the action may have happened.
+      if (result.toolCalls === 0) run.slot.idempotency.delete(idempotencySlotKey);
+      else idempotencyEntry.observation = result.observation;
+    }
     if (result.outcome === "success" && cacheKey !== undefined && state.store !== undefined && policy.cache !== undefined && result.direct === undefined) {
       const value = result.raw;
       let cacheable = true;
@@ -573,11 +585,16 @@ export class ToolExecutor {
     return result;
   }
 
-  /** fallback(retry(breaker(bulkhead(timeout(call))))) */
+  /** fallback(retry(breaker(bulkhead(timeout(call))))); the result counts the tool's starts. */
   private async runResilient(state: ToolState, toolInput: unknown, config: RunnableConfig): Promise<CallResult> {
+    const attemptState: AttemptState = { attempts: 0, lastError: undefined, toolInput, parentSignal: config.signal };
+    const result = await this.runResilientWith(state, toolInput, config, attemptState);
+    return { ...result, toolCalls: attemptState.attempts };
+  }
+
+  private async runResilientWith(state: ToolState, toolInput: unknown, config: RunnableConfig, attemptState: AttemptState): Promise<CallResult> {
     const { policy, name: toolName } = state;
     const parentSignal = config.signal;
-    const attemptState: AttemptState = { attempts: 0, lastError: undefined, toolInput, parentSignal };
 
     const timed = async (signal: AbortSignal): Promise<unknown> => {
       attemptState.attempts += 1;
