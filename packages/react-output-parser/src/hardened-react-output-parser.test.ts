@@ -84,6 +84,8 @@ describe("HardenedReActOutputParser", () => {
       ["an explicitly empty input for a string tool", "Action: search\nAction Input:", "search", ""],
       ["{input} for a string tool", "Action: search\nAction Input: {'input': 'Oslo weather'}", "search", "Oslo weather"],
       ["XML agent format", "<tool>search</tool>\n<tool_input>Oslo weather", "search", "Oslo weather"],
+      ["an accidental Answer: line before the action", "Thought: hmm\nAnswer: not known yet, so I look.\nAction: search\nAction Input: Oslo weather", "search", "Oslo weather"],
+      ["a keyword argument in a function call", 'Action: search(query="Oslo weather")', "search", "Oslo weather"],
     ])("reads %s", async (_shape, text, toolName, toolInput) => {
       const action = await parseAction(text);
       expect(action.tool).toBe(toolName);

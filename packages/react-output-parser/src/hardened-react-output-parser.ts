@@ -53,7 +53,8 @@ export type ParseReport =
  * - JSON action blobs, fenced or not, glued to prose, with trailing prose, also as `Action: {…}`:
  *   `{"action", "action_input"}` (action `"Final Answer"` is the answer), `{"name", "args"}`, a list
  *   of blobs (the first is taken), a blob whose input holds code fences;
- * - the paper style `Search[query]` and `Finish[answer]` (inner brackets kept), and `tool(input)`;
+ * - the paper style `Search[query]` and `Finish[answer]` (inner brackets kept), `tool(input)` and
+ *   `tool(query="input")`;
  * - the conversational agent's `Do I need to use a tool? No` with `AI:`; LlamaIndex's `Answer:`;
  *   a Thought saying no tool is needed followed by the reply; a plain reply with no label at all
  *   (option `acceptUnlabelledReply`) when it names no tool, is not a plan and is not cut off;
@@ -61,7 +62,8 @@ export type ParseReport =
  * - a hallucinated continuation: a model-written `Observation:` after the step, or a new
  *   `Question:`, ends the step (the first action wins); an `Observation:` echoed before anything
  *   else is ignored;
- * - an action followed by a Final Answer: the action (option `onConflict`);
+ * - an action followed by a Final Answer: the action (option `onConflict`); a short `Answer:`/`AI:`
+ *   line before an action (written by accident): the action;
  * - tool names: exact, else normalised (case, `-`/`_`/space, backticks, quotes, bold markers,
  *   markdown escapes, a leading "Use"/"Call") when exactly one registered tool matches; fuzzy with
  *   option `fuzzyToolNames`;

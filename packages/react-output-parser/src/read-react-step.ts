@@ -98,6 +98,16 @@ interface Segment {
   readonly value: string;
   readonly lines: string[];
   readonly index: number;
+  /** A final answer under a short alias ("Answer:", "AI:", "Response:"), which prose uses by accident too. */
+  readonly weak?: boolean;
+}
+
+const WEAK_FINAL_WORDS = new Set(["answer", "ai", "response"]);
+
+function isWeakFinalLabel(labelText: string): boolean {
+  let word = "";
+  for (const character of labelText.toLowerCase()) if (character >= "a" && character <= "z") word += character;
+  return WEAK_FINAL_WORDS.has(word);
 }
 
 class RepairLog {
@@ -208,7 +218,7 @@ function segment(
     }
     if (segments.length >= MAX_LABELLED_LINES) return { preamble, segments, overflow: true };
     noteLabelRepairs(line, match.labelText, repairs);
-    current = { label: match.label, value: match.value, lines: [], index: segments.length };
+    current = { label: match.label, value: match.value, lines: [], index: segments.length, weak: match.label === "final_answer" && isWeakFinalLabel(match.labelText) };
     segments.push(current);
     const valueStart = match.value.trim();
     blankSoFar = valueStart.length === 0;
@@ -627,6 +637,15 @@ function fromAction(work: Work, action: Segment, input: Segment | undefined): Fi
       work.repairs.add(call.style === "bracket" ? "paper_style_action" : "function_call_action");
       if (input !== undefined) return toolInputFor(work, resolved.spec, collectInput(input.value, input.lines, work.repairs));
       if (call.input.length === 0) return missingInput(work, resolved.spec);
+      if (resolved.spec.kind === "string") {
+        // search(query="x"): one keyword argument holding the text.
+        const keywordArguments = parseKeywordArguments(call.input);
+        const values = keywordArguments !== undefined ? Object.values(keywordArguments) : [];
+        if (values.length === 1 && typeof values[0] === "string") {
+          work.repairs.add("keyword_arguments");
+          return stringInput(work, resolved.spec, values[0]);
+        }
+      }
       return toolInputFor(work, resolved.spec, call.input);
     }
   }
@@ -943,8 +962,9 @@ export function readReActStep(text: unknown, config: ReaderConfig, allowFastPath
       case "action":
         if (action === undefined) {
           action = item;
-          // A final answer followed by an action: both are known; only "action" still needs the action's input.
-          return final === undefined || config.onConflict === "action";
+          // A final answer followed by an action: both are known; only "action" (or "first" after a
+          // weak "Answer:" label, which the action overrides) still needs the action's input.
+          return final === undefined || config.onConflict === "action" || (config.onConflict === "first" && final.weak === true);
         }
         // A second action: the first one is the step (with or without its input).
         return cut("extra_actions_ignored");
@@ -983,7 +1003,13 @@ export function readReActStep(text: unknown, config: ReaderConfig, allowFastPath
       work.repairs.add("action_ignored_for_final_answer");
       return fromFinal(work, final);
     }
-    if (policy === "first" && !actionFirst) return fail(work, "final_answer_then_action", PARSER_MESSAGES.finalAnswerThenAction(config.messageLabels));
+    if (policy === "first" && !actionFirst) {
+      // "Answer: not known yet, so…" followed by an action: the action takes precedence over an
+      // "Answer" written by accident; a real "Final Answer:" before an action is a conflict.
+      if (final.weak !== true) return fail(work, "final_answer_then_action", PARSER_MESSAGES.finalAnswerThenAction(config.messageLabels));
+      work.repairs.add("answer_label_before_action_ignored");
+      return fromAction(work, action, actionInput);
+    }
     work.repairs.add("final_answer_after_action_ignored");
     return fromAction(work, action, actionInput);
   }
