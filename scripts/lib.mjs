@@ -28,7 +28,7 @@ export function listPackages() {
  * non-zero exit; rejects only when the command cannot start).
  * @param {string} command
  * @param {string[]} args
- * @param {{ cwd?: string, env?: NodeJS.ProcessEnv }} [options]
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, input?: string }} [options]
  * @returns {Promise<{ code: number, output: string }>}
  */
 export function run(command, args, options = {}) {
@@ -36,8 +36,9 @@ export function run(command, args, options = {}) {
     const child = spawn(command, args, {
       cwd: options.cwd ?? repoRoot,
       env: { ...process.env, FORCE_COLOR: "0", NO_COLOR: "1", ...options.env },
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });
+    if (options.input !== undefined) child.stdin.end(options.input);
     let output = "";
     child.stdout.on("data", (chunk) => (output += chunk));
     child.stderr.on("data", (chunk) => (output += chunk));

@@ -4,7 +4,8 @@
 // (@langchain/core, prom-client), then loads each package from two plain projects beside it:
 // a CommonJS one (`require`) and an ES module one (`import`). Each load must expose the
 // package's main exports, and the objects must work with the app's own copy of the peers (one
-// @langchain/core in the app: the parser is an instance of the app's BaseOutputParser).
+// @langchain/core in the app: the parser is an instance of the app's BaseOutputParser). Finally
+// the installed `reins-parse` bin parses an action from stdin.
 //
 //   npm run build && npm run smoke
 //   npm run smoke -- --core 0.3.80   same with another @langchain/core (default 1.4.0)
@@ -159,6 +160,24 @@ try {
       console.error(`FAIL ${project.type} project (exit ${result.code})`);
     }
   }
+  // The parser's CLI, as `npx reins-parse` finds it in an app.
+  const cli = await run(path.join(appDir, "node_modules", ".bin", "reins-parse"), ["--tools", "search"], {
+    cwd: appDir,
+    input: "Action: search\nAction Input: x\n",
+  });
+  let cliResult;
+  try {
+    cliResult = JSON.parse(cli.output);
+  } catch {
+    cliResult = undefined;
+  }
+  if (cli.code === 0 && cliResult?.tool === "search" && cliResult?.toolInput === "x") {
+    console.log("ok reins-parse bin: " + cli.output.trim());
+  } else {
+    failed = true;
+    console.error(`FAIL reins-parse bin (exit ${cli.code}): ${cli.output}`);
+  }
+
   console.log(
     `smoke: ${packages.length} packages, @langchain/core ${coreVersion}, ${((Date.now() - startedAt) / 1000).toFixed(1)}s`,
   );
