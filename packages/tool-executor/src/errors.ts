@@ -1,3 +1,4 @@
+import type { StopReason } from "@reins/core";
 /**
  * Operator-facing errors of `@reins/tool-executor`. They travel through the `logger`, the
  * `tool_call` event's `error` field and metrics; the model never sees them (it gets the short
@@ -147,6 +148,36 @@ export class CallLimitExceededError extends ToolExecutorError {
 
   static isInstance(error: unknown): error is CallLimitExceededError {
     return hasMarker(error, LIMIT_MARKER);
+  }
+}
+
+const RUN_STOPPED_MARKER = Symbol.for("reins.tool-executor.run-stopped-error");
+
+/**
+ * The run's loop controller (`@reins/loop-control`) had already decided to stop the run
+ * (`RunContext.loop.stop` was set), so the tool was not called. Reported with outcome `rejected`.
+ */
+export class RunStoppedError extends ToolExecutorError {
+  private readonly [RUN_STOPPED_MARKER] = true;
+  readonly toolName: string;
+  /** Why the run is stopping (`repeat`, `cycle`, `max_steps`, …), from the loop controller. */
+  readonly stopReason: StopReason;
+  readonly runId?: string;
+
+  constructor(fields: ToolExecutorErrorFields & { toolName: string; stopReason: StopReason; runId?: string }) {
+    super(
+      fields.message ??
+        `Tool "${fields.toolName}" was not called: run ${fields.runId ?? "(unknown)"} is being stopped by its loop controller (${fields.stopReason}).`,
+      fields,
+    );
+    this.name = "RunStoppedError";
+    this.toolName = fields.toolName;
+    this.stopReason = fields.stopReason;
+    this.runId = fields.runId;
+  }
+
+  static isInstance(error: unknown): error is RunStoppedError {
+    return hasMarker(error, RUN_STOPPED_MARKER);
   }
 }
 

@@ -5,6 +5,7 @@ import {
   CallLimitExceededError,
   CircuitOpenError,
   DuplicateCallError,
+  RunStoppedError,
   ToolExecutionError,
   ToolResultCheckError,
   ToolTimeoutError,
@@ -17,7 +18,14 @@ import { httpStatusOf, isRetryableError } from "./normalize-error";
 export function outcomeOf(error: Error): ToolCallOutcome {
   if (ToolTimeoutError.isInstance(error)) return "timeout";
   if (CircuitOpenError.isInstance(error)) return "circuit_open";
-  if (BulkheadRejectedError.isInstance(error) || CallLimitExceededError.isInstance(error) || DuplicateCallError.isInstance(error)) return "rejected";
+  if (
+    BulkheadRejectedError.isInstance(error) ||
+    CallLimitExceededError.isInstance(error) ||
+    DuplicateCallError.isInstance(error) ||
+    RunStoppedError.isInstance(error)
+  ) {
+    return "rejected";
+  }
   if (ToolValidationError.isInstance(error)) return "invalid_input";
   return "error";
 }

@@ -42,6 +42,7 @@ export {
   CallLimitExceededError,
   CircuitOpenError,
   DuplicateCallError,
+  RunStoppedError,
   ToolExecutionError,
   ToolExecutorError,
   ToolExecutorOptionsError,

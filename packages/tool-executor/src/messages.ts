@@ -103,6 +103,10 @@ export const MODEL_MESSAGES = Object.freeze({
   fallbackUsed: (toolName: string, backupToolName: string, observation: string): string =>
     `(Tool "${toolName}" was unavailable; this answer comes from "${backupToolName}".) ${observation}`,
 
+  runStopping: (toolName: string): string =>
+    `Tool "${toolName}" was not called: this task is being stopped (too many steps or repeated actions). ` +
+    `Do not call more tools; give your final answer now with what you already know.`,
+
   cancelled: (toolName: string): string => `Tool "${toolName}" was cancelled before it finished.`,
 });
 

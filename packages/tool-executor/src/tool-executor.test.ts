@@ -10,6 +10,7 @@ import {
   CircuitOpenError,
   DuplicateCallError,
   InMemoryToolResultStore,
+  RunStoppedError,
   ToolExecutionError,
   ToolExecutor,
   ToolExecutorOptionsError,
@@ -612,6 +613,39 @@ describe("ToolExecutor", () => {
         "result\n\nYou already called search with this input.",
       );
       expect(context.loop.pendingNotes).toEqual([]);
+    });
+
+    describe("when the run's loop controller has decided to stop", () => {
+      it("does not call the tool, answers a short stop note and reports rejected with a RunStoppedError", async () => {
+        const { toolCalls, options } = recorder();
+        const store = new RunContextStore();
+        const context = store.start("run-1");
+        store.link("tool-run", "run-1");
+        context.loop.stop = { reason: "repeat", message: "The same action was repeated 3 times." };
+        const search = scriptedStringTool("search", [() => "result"]);
+        const [wrapped] = new ToolExecutor({ ...options, runContext: store, policies: { search: { cache: true } } }).wrap([search.tool]);
+        const observation = await wrapped.invoke("q", { runId: "tool-run", callbacks: [new NoopHandler()] });
+        expectModelFacing(observation);
+        expect(observation).toMatch(/^Tool "search" was not called: this task is being stopped/);
+        expect(observation).toMatch(/give your final answer now/);
+        expect(search.calls).toEqual([]);
+        expect(toolCalls()).toHaveLength(1);
+        expect(toolCalls()[0]).toMatchObject({ toolName: "search", outcome: "rejected", runId: "run-1" });
+        const error = toolCalls()[0].error;
+        expect(RunStoppedError.isInstance(error)).toBe(true);
+        expect(error).toMatchObject({ toolName: "search", stopReason: "repeat", runId: "run-1" });
+      });
+
+      it("still calls the tool in another run of the same store", async () => {
+        const store = new RunContextStore();
+        store.start("run-1").loop.stop = { reason: "cycle", message: "A cycle." };
+        store.start("run-2");
+        store.link("tool-run-2", "run-2");
+        const search = scriptedStringTool("search", [() => "result"]);
+        const [wrapped] = new ToolExecutor({ runContext: store }).wrap([search.tool]);
+        await expect(wrapped.invoke("q", { runId: "tool-run-2", callbacks: [new NoopHandler()] })).resolves.toBe("result");
+        expect(search.calls).toEqual(["q"]);
+      });
     });
 
     it("keeps the artifact of a content_and_artifact tool and observes its content", async () => {

@@ -39,6 +39,7 @@ import {
   CallLimitExceededError,
   CircuitOpenError,
   DuplicateCallError,
+  RunStoppedError,
   ToolExecutionError,
   ToolExecutorOptionsError,
   ToolResultCheckError,
@@ -179,8 +180,11 @@ function toCircuitState(state: CockatielCircuitState): CircuitState {
 
 /**
  * Wraps LangChain tools so they cannot hang, cannot fail silently and cannot fire side effects by
- * accident. Each call runs: validate → cache → dry-run → call cap → fallback(retry(breaker(bulkhead(
- * timeout(call))))), the order of Polly/cockatiel resilience pipelines, using cockatiel policies.
+ * accident. Each call runs: run-stop check → validate → cache → dry-run → idempotency → call cap →
+ * fallback(retry(breaker(bulkhead(timeout(call))))), the order of Polly/cockatiel resilience
+ * pipelines, using cockatiel policies. Once the run's loop controller has set
+ * `RunContext.loop.stop`, tools are no longer called: the model gets a short note that the task is
+ * being stopped (outcome `rejected`, a `RunStoppedError`).
  * Every outcome is a non-empty observation string for the model; operators get typed errors in
  * the `tool_call` event and the logger. A wrapped tool never throws for a tool failure.
  *
@@ -461,21 +465,28 @@ export class ToolExecutor {
     const run = this.findRun(runManager, config);
     let result: CallResult;
     let toolInput: unknown = rawInput;
-    try {
-      const prepared = await prepareToolInput({ toolName: state.name, kind: state.kind, schema: state.original.schema, policy: state.policy }, rawInput);
-      if ("issues" in prepared) {
-        const error = new ToolValidationError({ toolName: state.name, issues: prepared.issues, toolInput: rawInput });
-        result = { observation: prepared.observation, outcome: "invalid_input", error };
-      } else {
-        toolInput = prepared.toolInput;
-        // The original tool gets the caller's config minus its callbacks (one tool run per action),
-        // or the wrapper's child callbacks when forwardCallbacks is on.
-        const innerConfig: RunnableConfig = { ...config, runId: undefined, callbacks: this.options.forwardCallbacks ? runManager?.getChild() : undefined };
-        result = await this.executePrepared(state, prepared.toolInput, prepared.confirmed, run, innerConfig);
+    const stop = run.context?.loop.stop;
+    if (stop !== undefined) {
+      // The loop controller has decided to end this run: the tool is not called at all.
+      const error = new RunStoppedError({ toolName: state.name, stopReason: stop.reason, runId: run.runId });
+      result = { observation: MODEL_MESSAGES.runStopping(state.name), outcome: "rejected", error };
+    } else {
+      try {
+        const prepared = await prepareToolInput({ toolName: state.name, kind: state.kind, schema: state.original.schema, policy: state.policy }, rawInput);
+        if ("issues" in prepared) {
+          const error = new ToolValidationError({ toolName: state.name, issues: prepared.issues, toolInput: rawInput });
+          result = { observation: prepared.observation, outcome: "invalid_input", error };
+        } else {
+          toolInput = prepared.toolInput;
+          // The original tool gets the caller's config minus its callbacks (one tool run per action),
+          // or the wrapper's child callbacks when forwardCallbacks is on.
+          const innerConfig: RunnableConfig = { ...config, runId: undefined, callbacks: this.options.forwardCallbacks ? runManager?.getChild() : undefined };
+          result = await this.executePrepared(state, prepared.toolInput, prepared.confirmed, run, innerConfig);
+        }
+      } catch (unexpected) {
+        const error = toError(unexpected);
+        result = { observation: MODEL_MESSAGES.permanentError(state.name, error.message), outcome: "error", error };
       }
-    } catch (unexpected) {
-      const error = toError(unexpected);
-      result = { observation: MODEL_MESSAGES.permanentError(state.name, error.message), outcome: "error", error };
     }
     const notes = this.drainNotes(run);
     const observation = notes === undefined ? result.observation : `${result.observation}\n\n${notes}`;
