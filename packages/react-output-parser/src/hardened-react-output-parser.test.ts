@@ -152,6 +152,16 @@ describe("HardenedReActOutputParser", () => {
       expect(error.observation).toContain("days");
     });
 
+    it.each([
+      ["inside a string", '{"city": "Oslo", "units": "met'],
+      ["after a colon", '{"city": "Oslo", "days":'],
+      ["after a comma", '{"city": "Oslo",'],
+    ])("rejects an object cut off %s instead of inventing the rest", async (_where, input) => {
+      const error = await parseError(`Action: get_weather\nAction Input: ${input}`);
+      expect(error.reason).toBe("truncated_input");
+      expect(error.observation).toContain("cut off");
+    });
+
     it("rejects input that is not JSON even after repair", async () => {
       const error = await parseError("Action: get_weather\nAction Input: [1, 2");
       expect(error.reason).toBe("invalid_json_input");

@@ -86,8 +86,9 @@ export type ParseReport =
  * - an action of a tool that needs input with no `Action Input:` (`missing_action_input`);
  * - a Final Answer followed by an action (`final_answer_then_action`), or any mix with
  *   `onConflict: "error"` (`action_and_final_answer`); an empty Final Answer (`empty_final_answer`);
- * - object-tool input that is not JSON even after repair (`invalid_json_input`), or that fails the
- *   tool's schema (`invalid_tool_input`, with the field errors);
+ * - object-tool input that is not JSON even after repair (`invalid_json_input`), that was cut off
+ *   mid-value (`truncated_input`: closing it would invent a value), or that fails the tool's schema
+ *   (`invalid_tool_input`, with the field errors);
  * - the tool's argument schema echoed as input (`schema_echo`);
  * - a degenerate reply with more than 500 labelled lines before the step is decided (`too_many_labels`);
  * - opt-in validators: `thought_too_short`, `thought_too_long`, `banned_phrase`, `required_pattern`,

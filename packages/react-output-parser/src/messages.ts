@@ -89,6 +89,8 @@ export const PARSER_MESSAGES = {
     `The '${labels.finalAnswer}:' is empty. Write the answer for the user after '${labels.finalAnswer}:'.`,
   invalidJsonInput: (labels: MessageLabels, tool: string, example: string): string =>
     `The ${labels.actionInput} for ${tool} must be one JSON object with the tool's arguments, for example: ${example}. What you wrote could not be read as JSON.`,
+  truncatedInput: (labels: MessageLabels, tool: string, example: string): string =>
+    `The ${labels.actionInput} for ${tool} was cut off in the middle of a value. Write the complete JSON object again, for example: ${example}`,
   invalidToolInput: (labels: MessageLabels, tool: string, issues: readonly string[], example: string): string =>
     `The ${labels.actionInput} for ${tool} does not fit the tool's arguments: ${issues.join("; ")}. Write a JSON object like: ${example}`,
   schemaEcho: (labels: MessageLabels, tool: string, example: string): string =>

@@ -49,7 +49,8 @@ export type ParserErrorReason =
   | "required_pattern"
   | "final_answer_before_observation"
   | "final_answer_rejected"
-  | "too_many_labels";
+  | "too_many_labels"
+  | "truncated_input";
 
 /** The tool input handed to the executor: a string for string tools, an object otherwise. */
 export type ParsedToolInput = string | Record<string, unknown>;
@@ -435,21 +436,42 @@ function objectInput(work: Work, spec: ToolInputSpec, raw: InputText | string): 
     return fail(work, "invalid_json_input", PARSER_MESSAGES.invalidJsonInput(labels, spec.name, exampleFor(spec)));
   }
   let span = text;
+  const end = findBalancedEnd(text, braceIndex);
   if (braceIndex > 0) {
-    const end = findBalancedEnd(text, braceIndex);
     span = end > 0 ? text.slice(braceIndex, end) : text.slice(braceIndex);
     work.repairs.add("json_extracted");
-  } else {
-    const end = findBalancedEnd(text, 0);
-    if (end > 0 && end < text.length) {
-      span = text.slice(0, end);
-      work.repairs.add("trailing_prose_removed");
-    }
+  } else if (end > 0 && end < text.length) {
+    span = text.slice(0, end);
+    work.repairs.add("trailing_prose_removed");
   }
+  // Unclosed and stopping inside a string or right after ":"/",": the output was cut off, and
+  // closing it would invent a value. Only a missing closing bracket after a complete value is repaired.
+  if (end < 0 && endsMidValue(span)) return fail(work, "truncated_input", PARSER_MESSAGES.truncatedInput(labels, spec.name, exampleFor(spec)));
   const parsed = parseLooseJson(span, work.config.maxRepairChars);
   if (parsed === undefined) return fail(work, "invalid_json_input", PARSER_MESSAGES.invalidJsonInput(labels, spec.name, exampleFor(spec)));
   for (const repair of parsed.repairs) work.repairs.add(repair);
   return objectValue(work, spec, parsed.value);
+}
+
+/** Whether JSON-like text ends inside a string or right after ":" or "," (a cut-off value). One scan. */
+function endsMidValue(text: string): boolean {
+  let quote = 0;
+  let lastSignificant = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (quote !== 0) {
+      if (code === 92) index += 1;
+      else if (code === quote) quote = 0;
+      continue;
+    }
+    if (code === 34 || (code === 39 && (lastSignificant === 123 || lastSignificant === 91 || lastSignificant === 44 || lastSignificant === 58))) {
+      quote = code;
+      lastSignificant = code;
+      continue;
+    }
+    if (code !== 32 && code !== 9 && code !== 10 && code !== 13) lastSignificant = code;
+  }
+  return quote !== 0 || lastSignificant === 58 || lastSignificant === 44;
 }
 
 function toolInputFor(work: Work, spec: ToolInputSpec, raw: InputText | string): Finished {
