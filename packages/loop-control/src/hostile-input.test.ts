@@ -139,4 +139,55 @@ describe("LoopControlHandler", () => {
       expect(handler.activeRunCount).toBe(0);
     });
   });
+
+  describe("with invalid options", () => {
+    it.each([
+      [{ audit: null }, "audit"],
+      [{ audit: "stdout" }, "audit"],
+      [{ repeat: { warnAt: 4, stopAt: 3 } }, "repeat.warnAt"],
+      [{ cycle: { warnRepetitions: 4, stopRepetitions: 3 } }, "cycle.warnRepetitions"],
+      [{ stall: { warnAt: 6, stopAt: 5 } }, "stall.warnAt"],
+      [{ repeat: { stopAfter: 3 } }, "repeat.stopAfter"],
+      [{ cycle: ["ls"] }, "cycle"],
+      [{ prices: { "gpt-4o": null } }, "prices.gpt-4o"],
+      [{ now: () => Number.NaN }, "now"],
+    ])("rejects %j with LoopControlOptionsError naming the field", (options, field) => {
+      let thrown: unknown;
+      try {
+        new LoopControlHandler(options as unknown as LoopControlOptions);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(LoopControlOptionsError.isInstance(thrown)).toBe(true);
+      expect((thrown as LoopControlOptionsError).field).toBe(field);
+    });
+
+    it("treats a detector field set to undefined as its default", () => {
+      const handler = new LoopControlHandler({ repeat: { stopAt: undefined, warnAt: 2 }, stall: { window: undefined } });
+      expect(handler.options.repeat).toMatchObject({ stopAt: 3, warnAt: 2 });
+      expect(handler.options.stall).toMatchObject({ window: 6 });
+    });
+  });
+
+  describe("with an estimateTokens that returns no number", () => {
+    it("reports a clear error to onError and falls back to characters ÷ 4", async () => {
+      const errors: unknown[] = [];
+      const events: ReinsEvent[] = [];
+      const handler = new LoopControlHandler({
+        estimateTokens: (() => Promise.resolve(5)) as unknown as (text: string) => number,
+        onError: (error) => errors.push(error),
+        onEvent: (event) => events.push(event),
+      });
+      const run = new RunDriver(handler, "r");
+      await run.start();
+      await run.step({ tool: "search", toolInput: "abcd", observation: "x", thought: "abcdefgh" });
+      expect(events.find((event) => event.type === "token_usage")).toMatchObject({
+        outputTokens: Math.ceil("abcdefgh\nAction: search\nAction Input: abcd".length / 4),
+        estimated: true,
+      });
+      expect(LoopControlOptionsError.isInstance(errors[0])).toBe(true);
+      expect(errors[0]).toMatchObject({ field: "estimateTokens" });
+      expect(String(errors[0])).toContain("returned [object Promise]");
+    });
+  });
 });

@@ -21,6 +21,7 @@ import type { LoopAuditOutcome, LoopAuditRecord } from "./audit";
 import { countRepeats, countStalledThoughts, detectCycle, type CycleMatch, type ThoughtRecord } from "./detectors";
 import {
   BudgetExceededError,
+  LoopControlOptionsError,
   LoopStoppedError,
   RunEvictedError,
   RunStoppedError,
@@ -30,6 +31,7 @@ import {
 } from "./errors";
 import { EXCEPTION_TOOL_NAME, budgetNote, cycleNote, previewObservation, repeatNote, stallNote } from "./messages";
 import {
+  estimateTokensFromChars,
   resolveLoopControlOptions,
   type LoopControlOptions,
   type ModelPrice,
@@ -702,10 +704,27 @@ export class LoopControlHandler extends BaseCallbackHandler {
     }
     if (measured) return { inputTokens, outputTokens, estimated: false };
     return {
-      inputTokens: llm === undefined ? 0 : numberOr(this.options.estimateTokens(llm.inputText)),
-      outputTokens: numberOr(this.options.estimateTokens(texts.join("\n"))),
+      inputTokens: llm === undefined ? 0 : this.estimate(llm.inputText),
+      outputTokens: this.estimate(texts.join("\n")),
       estimated: true,
     };
+  }
+
+  /**
+   * Tokens of `text` by the `estimateTokens` option. A result that is not a finite number ≥ 0
+   * (a Promise, NaN) is reported to `onError` and replaced by the characters ÷ 4 estimate.
+   */
+  private estimate(text: string): number {
+    const tokens: unknown = this.options.estimateTokens(text);
+    if (typeof tokens === "number" && Number.isFinite(tokens) && tokens >= 0) return tokens;
+    this.reportError(
+      new LoopControlOptionsError({
+        field: "estimateTokens",
+        value: tokens,
+        reason: `it returned ${String(tokens)} instead of a finite number ≥ 0; characters ÷ 4 were counted instead`,
+      }),
+    );
+    return estimateTokensFromChars(text);
   }
 
   private priceOf(model: string | undefined): ModelPrice | undefined {

@@ -225,22 +225,44 @@ function optionalFunction<T>(field: string, value: unknown, fallback: T): T {
   return value as T;
 }
 
+/**
+ * Merges a detector's fields over its defaults: fields set to `undefined` keep the default, and
+ * an unknown field (a typo such as `stopAfter`) fails instead of being ignored.
+ */
+function mergeDetector<T extends object>(name: string, defaults: T, value: unknown): T {
+  if (value !== undefined && (typeof value !== "object" || value === null || Array.isArray(value))) {
+    fail(name, value, "expected an object of detector settings, or false to turn the detector off");
+  }
+  const merged: Record<string, unknown> = { ...(defaults as Record<string, unknown>) };
+  for (const [key, field] of Object.entries((value ?? {}) as Record<string, unknown>)) {
+    if (!(key in defaults)) fail(`${name}.${key}`, field, `unknown setting; expected one of ${Object.keys(defaults).join(", ")}`);
+    if (field !== undefined) merged[key] = field;
+  }
+  return merged as T;
+}
+
+/** A clock must give finite epoch milliseconds, or every time budget would silently never fire. */
+function checkClock(now: () => number): () => number {
+  const sample: unknown = now();
+  if (typeof sample !== "number" || !Number.isFinite(sample)) fail("now", sample, "the clock must return finite epoch milliseconds");
+  return now;
+}
+
 function resolveRepeat(value: LoopControlOptions["repeat"]): RepeatDetectorOptions | false {
   if (value === false) return false;
-  if (value !== undefined && (typeof value !== "object" || value === null)) fail("repeat", value, "expected an object or false");
-  const merged = { ...DEFAULT_LOOP_CONTROL_OPTIONS.repeat, ...(value ?? {}) };
+  const merged = mergeDetector("repeat", DEFAULT_LOOP_CONTROL_OPTIONS.repeat, value);
   positiveInteger("repeat.warnAt", merged.warnAt);
   positiveInteger("repeat.stopAt", merged.stopAt);
   positiveInteger("repeat.window", merged.window);
   if (merged.stopAt < 2) fail("repeat.stopAt", merged.stopAt, "a repeat needs at least 2 calls");
+  if (merged.warnAt > merged.stopAt) fail("repeat.warnAt", merged.warnAt, "must be ≤ repeat.stopAt (equal: stop without a warning)");
   if (typeof merged.requireSameObservation !== "boolean") fail("repeat.requireSameObservation", merged.requireSameObservation, "expected a boolean");
   return Object.freeze(merged);
 }
 
 function resolveCycle(value: LoopControlOptions["cycle"]): CycleDetectorOptions | false {
   if (value === false) return false;
-  if (value !== undefined && (typeof value !== "object" || value === null)) fail("cycle", value, "expected an object or false");
-  const merged = { ...DEFAULT_LOOP_CONTROL_OPTIONS.cycle, ...(value ?? {}) };
+  const merged = mergeDetector("cycle", DEFAULT_LOOP_CONTROL_OPTIONS.cycle, value);
   positiveInteger("cycle.minPeriod", merged.minPeriod);
   positiveInteger("cycle.maxPeriod", merged.maxPeriod);
   positiveInteger("cycle.window", merged.window);
@@ -248,17 +270,20 @@ function resolveCycle(value: LoopControlOptions["cycle"]): CycleDetectorOptions 
   for (const field of ["warnRepetitions", "stopRepetitions"] as const) {
     if (typeof merged[field] !== "number" || !(merged[field] >= 2)) fail(`cycle.${field}`, merged[field], "expected a number ≥ 2");
   }
+  if (merged.warnRepetitions > merged.stopRepetitions) {
+    fail("cycle.warnRepetitions", merged.warnRepetitions, "must be ≤ cycle.stopRepetitions (equal: stop without a warning)");
+  }
   return Object.freeze(merged);
 }
 
 function resolveStall(value: LoopControlOptions["stall"]): StallDetectorOptions | false {
   if (value === false) return false;
-  if (value !== undefined && (typeof value !== "object" || value === null)) fail("stall", value, "expected an object or false");
-  const merged = { ...DEFAULT_LOOP_CONTROL_OPTIONS.stall, ...(value ?? {}) };
+  const merged = mergeDetector("stall", DEFAULT_LOOP_CONTROL_OPTIONS.stall, value);
   positiveInteger("stall.warnAt", merged.warnAt);
   positiveInteger("stall.stopAt", merged.stopAt);
   positiveInteger("stall.window", merged.window);
   positiveInteger("stall.minWords", merged.minWords);
+  if (merged.warnAt > merged.stopAt) fail("stall.warnAt", merged.warnAt, "must be ≤ stall.stopAt (equal: stop without a warning)");
   if (typeof merged.requireStaleObservation !== "boolean") {
     fail("stall.requireStaleObservation", merged.requireStaleObservation, "expected a boolean");
   }
@@ -287,6 +312,9 @@ export function resolveLoopControlOptions(options: LoopControlOptions = {}): Res
   const prices = options.prices ?? DEFAULT_LOOP_CONTROL_OPTIONS.prices;
   if (typeof prices !== "object" || prices === null) fail("prices", prices, "expected an object of model name → price");
   for (const [model, price] of Object.entries(prices)) {
+    if (typeof price !== "object" || price === null) {
+      fail(`prices.${model}`, price, "expected { inputUsdPerMillionTokens, outputUsdPerMillionTokens }");
+    }
     for (const field of ["inputUsdPerMillionTokens", "outputUsdPerMillionTokens"] as const) {
       const amount = (price as Partial<ModelPrice> | undefined)?.[field];
       if (typeof amount !== "number" || !Number.isFinite(amount) || amount < 0) {
@@ -304,6 +332,7 @@ export function resolveLoopControlOptions(options: LoopControlOptions = {}): Res
   }
   const audit = options.audit;
   if (audit !== undefined) {
+    if (typeof audit !== "object" || audit === null) fail("audit", audit, "expected { sink, redact? }");
     const sink = (audit as Partial<LoopAuditOptions>).sink;
     if (typeof sink !== "function" && (typeof sink !== "object" || sink === null || typeof sink.write !== "function")) {
       fail("audit.sink", sink, "expected a function or an object with write(line)");
@@ -333,7 +362,7 @@ export function resolveLoopControlOptions(options: LoopControlOptions = {}): Res
       options.maxActiveRuns === Number.POSITIVE_INFINITY
         ? options.maxActiveRuns
         : positiveInteger("maxActiveRuns", options.maxActiveRuns ?? DEFAULT_LOOP_CONTROL_OPTIONS.maxActiveRuns),
-    now: optionalFunction("now", options.now, DEFAULT_LOOP_CONTROL_OPTIONS.now),
+    now: checkClock(optionalFunction("now", options.now, DEFAULT_LOOP_CONTROL_OPTIONS.now)),
     onError: optionalFunction("onError", options.onError, DEFAULT_LOOP_CONTROL_OPTIONS.onError),
   });
 }
