@@ -62,6 +62,20 @@ function describeSchemaFields(schema: unknown): string | undefined {
   return keys.length === 0 ? undefined : `an object with ${keys.map((key) => `"${key}"`).join(", ")}`;
 }
 
+type SafeParseResult = { success: true; data: unknown } | { success: false; error: { issues: readonly InteropZodIssue[] } };
+
+/**
+ * Parses with the schema's own `safeParseAsync` when it has one (zod v3 and classic zod v4), so
+ * issue messages come from the schema's own zod copy with its locale ("Invalid input: expected
+ * number, received string"); `@langchain/core` 0.3 parses v4 schemas with a locale-less
+ * `zod/v4/core` that only says "Invalid input". Other schemas go through `interopSafeParseAsync`.
+ */
+async function safeParse(schema: InteropZodType, value: unknown): Promise<SafeParseResult> {
+  const own = (schema as { safeParseAsync?: unknown }).safeParseAsync;
+  if (typeof own === "function") return (await (own as (input: unknown) => Promise<SafeParseResult>).call(schema, value));
+  return (await interopSafeParseAsync(schema, value)) as SafeParseResult;
+}
+
 /** The input as compact JSON for the model (bounded to 400 characters). */
 export function previewText(value: unknown): string {
   try {
@@ -126,7 +140,7 @@ const { policy, toolName } = target;
       }
     }
     if (isInteropZodSchema(target.schema)) {
-      const parsed = await interopSafeParseAsync(target.schema as InteropZodType, value);
+      const parsed = await safeParse(target.schema as InteropZodType, value);
       if (!parsed.success) {
         const issues = issuesOf(parsed.error.issues);
         return { issues, observation: MODEL_MESSAGES.invalidInput(toolName, issues, describeSchemaFields(target.schema)) };
@@ -135,7 +149,7 @@ const { policy, toolName } = target;
     toolInput = value;
   }
   if (policy.validate !== undefined) {
-    const parsed = await interopSafeParseAsync(policy.validate, toolInput);
+    const parsed = await safeParse(policy.validate, toolInput);
     if (!parsed.success) {
       const issues = issuesOf(parsed.error.issues);
       return { issues, observation: MODEL_MESSAGES.invalidInput(toolName, issues) };
