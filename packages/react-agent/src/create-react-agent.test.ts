@@ -264,6 +264,7 @@ describe("createReactAgent", () => {
       const result = await run(executor, "capital of France?", path, agent.callbacks);
       expect(result.stopReason).toBe("repeat");
       expect(result.output).toContain("capital(France): Paris");
+      expect(result.output).not.toContain("was not called");
       expect(result.output).toContain('reply "human"');
       expect(harness.calls.length).toBeLessThanOrEqual(3);
       expect(llm.pending).toBeGreaterThan(0);

@@ -12,6 +12,7 @@ import {
   matchReActLabel,
   RunContextStore,
   runIdsFrom,
+  stripLoopNotes,
   type LoopFinishOptions,
   type LoopStopDecision,
   type ReActLabelSet,
@@ -21,7 +22,7 @@ import {
 import { LoopControlHandler, type LoopControlOptions } from "@reins/loop-control";
 import { ObservationCleaner, type ObservationCleanerOptions } from "@reins/observation-cleaner";
 import { HardenedReActOutputParser, type HardenedReActOutputParserOptions } from "@reins/react-output-parser";
-import { ToolExecutor, type ToolExecutorOptions } from "@reins/tool-executor";
+import { MODEL_MESSAGES, ToolExecutor, type ToolExecutorOptions } from "@reins/tool-executor";
 import { ReactAgentOptionsError } from "./errors";
 import { formatReActScratchpad, renderToolDescriptions } from "./scratchpad";
 
@@ -412,7 +413,12 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
   private stoppedFinish(input: ReactAgentInput, options: Partial<RunnableConfig> | undefined): AgentFinish | undefined {
     const decision = this.stopDecisionOf(options);
     if (decision === undefined) return undefined;
-    return buildLoopStopFinish(decision, input.steps ?? [], this.loopFinish);
+    // A call the wrapped tool refused because the run was already stopping found nothing: leave it
+    // out, so the answer lists what the earlier calls returned.
+    const findings = (input.steps ?? []).filter(
+      (step) => typeof step.observation !== "string" || stripLoopNotes(step.observation) !== MODEL_MESSAGES.runStopping(step.action.tool),
+    );
+    return buildLoopStopFinish(decision, findings, this.loopFinish);
   }
 
   private planner(input: ReactAgentInput): Runnable<ReactAgentInput, AgentAction | AgentFinish> {
