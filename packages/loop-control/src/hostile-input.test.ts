@@ -190,4 +190,43 @@ describe("LoopControlHandler", () => {
       expect(String(errors[0])).toContain("returned [object Promise]");
     });
   });
+
+  describe("pricing and token usage", () => {
+    const SERIALIZED: Serialized = { lc: 1, type: "not_implemented", id: ["test"] };
+    const prices = {
+      "gpt-4o": { inputUsdPerMillionTokens: 2.5, outputUsdPerMillionTokens: 10 },
+      "gpt-4o-mini": { inputUsdPerMillionTokens: 0.15, outputUsdPerMillionTokens: 0.6 },
+    };
+
+    async function costOf(invocationModel: string | undefined, llmOutput: Record<string, unknown>): Promise<{ costUsd: number; events: ReinsEvent[] }> {
+      const events: ReinsEvent[] = [];
+      const handler = new LoopControlHandler({ prices, onEvent: (event) => events.push(event) });
+      await handler.handleChainStart(SERIALIZED, {}, "run", undefined);
+      await handler.handleChatModelStart(
+        SERIALIZED,
+        [],
+        "llm",
+        "run",
+        invocationModel === undefined ? {} : { invocation_params: { model: invocationModel } },
+      );
+      await handler.handleLLMEnd({ generations: [[{ text: "Final Answer: 4" }]], llmOutput }, "llm", "run");
+      return { costUsd: handler.snapshot("run")?.costUsd ?? Number.NaN, events };
+    }
+
+    it("prices a dated model name the provider reports with the table entry of the requested model", async () => {
+      const usage = { tokenUsage: { promptTokens: 1_000_000, completionTokens: 0 } };
+      expect((await costOf("gpt-4o-mini", { ...usage, model_name: "gpt-4o-mini-2024-07-18" })).costUsd).toBeCloseTo(0.15, 10);
+    });
+
+    it("prices a dated model name by the longest table key it starts with", async () => {
+      const usage = { tokenUsage: { promptTokens: 1_000_000, completionTokens: 0 } };
+      expect((await costOf(undefined, { ...usage, model_name: "gpt-4o-mini-2024-07-18" })).costUsd).toBeCloseTo(0.15, 10);
+      expect((await costOf(undefined, { ...usage, model_name: "gpt-4o-2024-08-06" })).costUsd).toBeCloseTo(2.5, 10);
+    });
+
+    it("marks LangChain's estimatedTokenUsage as estimated", async () => {
+      const { events } = await costOf("gpt-4o", { estimatedTokenUsage: { promptTokens: 10, completionTokens: 5 } });
+      expect(events.find((event) => event.type === "token_usage")).toMatchObject({ inputTokens: 10, outputTokens: 5, estimated: true });
+    });
+  });
 });

@@ -385,7 +385,10 @@ export class LoopControlHandler extends BaseCallbackHandler {
       const usage = this.usageOf(output, llm);
       state.inputTokens += usage.inputTokens;
       state.outputTokens += usage.outputTokens;
-      const price = this.priceOf(modelNameFrom(output.llmOutput) ?? llm?.model);
+      const responseModels = (output.generations ?? []).flatMap((generations) =>
+        generations.map((generation) => (generation as { message?: { response_metadata?: unknown } }).message?.response_metadata),
+      );
+      const price = this.priceOf([modelNameFrom(output.llmOutput), modelNameFrom(...responseModels), llm?.model]);
       if (price !== undefined) {
         state.costUsd +=
           (usage.inputTokens * price.inputUsdPerMillionTokens + usage.outputTokens * price.outputUsdPerMillionTokens) / 1e6;
@@ -680,11 +683,12 @@ export class LoopControlHandler extends BaseCallbackHandler {
     output: LLMResult,
     llm: LlmRunState | undefined,
   ): { inputTokens: number; outputTokens: number; estimated: boolean } {
-    const reported = (output.llmOutput?.tokenUsage ?? output.llmOutput?.estimatedTokenUsage) as
-      | { promptTokens?: unknown; completionTokens?: unknown }
-      | undefined;
-    if (reported !== undefined && (numberOr(reported.promptTokens) > 0 || numberOr(reported.completionTokens) > 0)) {
-      return { inputTokens: numberOr(reported.promptTokens), outputTokens: numberOr(reported.completionTokens), estimated: false };
+    // `tokenUsage` is the provider's count; `estimatedTokenUsage` is LangChain's own estimate.
+    for (const [key, estimated] of [["tokenUsage", false], ["estimatedTokenUsage", true]] as const) {
+      const reported = output.llmOutput?.[key] as { promptTokens?: unknown; completionTokens?: unknown } | undefined;
+      if (reported !== undefined && (numberOr(reported.promptTokens) > 0 || numberOr(reported.completionTokens) > 0)) {
+        return { inputTokens: numberOr(reported.promptTokens), outputTokens: numberOr(reported.completionTokens), estimated };
+      }
     }
     let inputTokens = 0;
     let outputTokens = 0;
@@ -727,10 +731,26 @@ export class LoopControlHandler extends BaseCallbackHandler {
     return estimateTokensFromChars(text);
   }
 
-  private priceOf(model: string | undefined): ModelPrice | undefined {
+  /**
+   * The price of the first model name with an entry: exact names first (the provider's reported
+   * name, then the requested one), then the longest table key a name starts with at a `-`, `:`,
+   * `@`, `/` or `.` boundary (`gpt-4o-mini` prices `gpt-4o-mini-2024-07-18`), then `"*"`.
+   */
+  private priceOf(models: ReadonlyArray<string | undefined>): ModelPrice | undefined {
     const prices = this.options.prices;
-    return (model !== undefined ? prices[model] : undefined) ?? prices["*"];
+    const names = models.filter((model): model is string => model !== undefined && model.length > 0);
+    for (const name of names) if (Object.hasOwn(prices, name)) return prices[name];
+    for (const name of names) {
+      let best: string | undefined;
+      for (const key of Object.keys(prices)) {
+        if (key === "*" || !name.startsWith(key) || !/^[-:@/.]/.test(name.slice(key.length))) continue;
+        if (best === undefined || key.length > best.length) best = key;
+      }
+      if (best !== undefined) return prices[best];
+    }
+    return Object.hasOwn(prices, "*") ? prices["*"] : undefined;
   }
+
 
   private addStep(state: RunState, action: AgentAction): StepState {
     const now = this.options.now();

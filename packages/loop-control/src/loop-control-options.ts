@@ -82,8 +82,11 @@ export interface LoopControlOptions {
    */
   maxCostUsd?: number;
   /**
-   * Prices per model name (as the provider reports it, e.g. `gpt-4o-mini`); key `"*"` applies to
-   * any other model. A model without a price costs 0.
+   * Prices per model name, e.g. `gpt-4o-mini`. Looked up by the name the provider reports
+   * (`llmOutput`, the message's `response_metadata.model_name`), then the requested model
+   * (`invocation_params.model`); when neither has an entry, by the longest key a name starts with
+   * at a `-`, `:`, `@`, `/` or `.` boundary (so `gpt-4o-mini` prices `gpt-4o-mini-2024-07-18`);
+   * then key `"*"`. A model without a price costs 0.
    * @default {}
    */
   prices?: Readonly<Record<string, ModelPrice>>;
