@@ -229,4 +229,36 @@ describe("LoopControlHandler", () => {
       expect(events.find((event) => event.type === "token_usage")).toMatchObject({ inputTokens: 10, outputTokens: 5, estimated: true });
     });
   });
+
+  describe("steps counted for the thought/action gap", () => {
+    const stepCounts = (events: ReinsEvent[]): Record<string, number> => {
+      const counts: Record<string, number> = { thought: 0, action: 0, observation: 0, finish: 0 };
+      for (const event of events) if (event.type === "step") counts[event.step] += 1;
+      return counts;
+    };
+
+    it.each([
+      ["a graceful stop's answer", { output: "I stopped because…", stopReason: "repeat" }],
+      ["AgentExecutor's own iteration-limit answer", { output: "Agent stopped due to max iterations." }],
+    ])("does not count %s as a finish, so action + finish never exceeds thought", async (_name, returnValues) => {
+      const events: ReinsEvent[] = [];
+      const handler = new LoopControlHandler({ mode: "finish", onEvent: (event) => events.push(event) });
+      const run = new RunDriver(handler, "r");
+      await run.start();
+      for (let index = 0; index < 3; index += 1) await run.step(search("same", "same result"));
+      const { output, ...extra } = returnValues;
+      await run.finish(output, extra);
+      expect(stepCounts(events)).toEqual({ thought: 3, action: 3, observation: 3, finish: 0 });
+    });
+
+    it("counts the model's own final answer as a thought and a finish", async () => {
+      const events: ReinsEvent[] = [];
+      const handler = new LoopControlHandler({ onEvent: (event) => events.push(event) });
+      const run = new RunDriver(handler, "r");
+      await run.start();
+      await run.step(search("a"));
+      await run.answer("42");
+      expect(stepCounts(events)).toEqual({ thought: 2, action: 1, observation: 1, finish: 1 });
+    });
+  });
 });

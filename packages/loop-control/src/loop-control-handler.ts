@@ -490,7 +490,10 @@ export class LoopControlHandler extends BaseCallbackHandler {
     });
   }
 
-  /** Counts the final answer (or notes that the agent finished because of a stop decision). */
+  /**
+   * Counts the model's final answer (a thought and a finish step), or notes that the agent
+   * finished because of a stop decision or AgentExecutor's iteration limit (no step counted).
+   */
   override async handleAgentEnd(finish: AgentFinish, runId: string, _parentRunId?: string): Promise<void> {
     this.guard(() => {
       const found = this.stateOf(runId);
@@ -504,11 +507,14 @@ export class LoopControlHandler extends BaseCallbackHandler {
       const now = this.options.now();
       const cycleMs = now - state.lastDecisionAtMs;
       state.lastDecisionAtMs = now;
+      // Only the model's own answer is a model turn (thought) and a finish; a graceful stop's
+      // answer and AgentExecutor's iteration-limit answer are counted by stops_total instead, so
+      // action + finish never exceeds thought (the thought/action gap stays ≥ 0).
       if (!graceful && !executorStopped) {
         this.emit({ type: "step", runId: state.runId, step: "thought" });
         this.emit({ type: "step_duration", runId: state.runId, phase: "cycle", durationMs: cycleMs });
+        this.emit({ type: "step", runId: state.runId, step: "finish" });
       }
-      this.emit({ type: "step", runId: state.runId, step: "finish" });
       state.finishStopReason = graceful ? (reason as StopReason) : executorStopped ? "max_steps" : "final_answer";
       this.writeAudit({
         type: "reins.loop_control.step",

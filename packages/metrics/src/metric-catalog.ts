@@ -101,7 +101,7 @@ export const AGENT_METRIC_CATALOG = Object.freeze({
   stepsTotal: define(
     "steps_total",
     "counter",
-    "ReAct steps seen: thought (one per model turn), action (a parsed tool call), observation (a tool result), finish (a final answer).",
+    "ReAct steps seen: thought (one per model turn), action (a parsed tool call), observation (a tool result), finish (the model's final answer; a graceful stop is counted by stops_total).",
     ["step"],
     { step: STEP_VALUES },
   ),
