@@ -370,7 +370,7 @@ export function cleanWithResolvedOptions(
     result = cleaner.clean(value);
   } catch (error) {
     cleaner.notes.add(`cleaning failed (${error instanceof Error ? error.message : String(error)}); kept a preview`);
-    const text = shortenString(unreadableValueText(previewOf(value)), options.maxChars);
+    const text = truncateText(unreadableValueText(previewOf(value)), options.maxChars, 0).text;
     result = { text, truncated: true, tokens: Math.ceil(text.length / 4) };
   }
   return Object.freeze({

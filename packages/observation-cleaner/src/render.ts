@@ -83,9 +83,14 @@ function safeCut(text: string, index: number): number {
   return code >= 0xdc00 && code <= 0xdfff ? index - 1 : index;
 }
 
-/** Keeps head and tail of a long string with a "[N characters omitted]" marker between. */
+/**
+ * Keeps head and tail of a long string with a "[N characters omitted]" marker between. A string
+ * that the cut would not make shorter (at most `maxChars` plus the marker) is kept whole: cutting
+ * a 66-character title to 40 characters plus a 26-character marker loses words and saves nothing.
+ * The result is never longer than `maxChars` plus the marker and its two spaces.
+ */
 export function shortenString(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
+  if (text.length <= maxChars + omittedCharactersMarker(text.length - maxChars).length + 2) return text;
   const headLength = safeCut(text, Math.ceil(maxChars * 0.7));
   const tailStart = safeCut(text, text.length - Math.max(0, maxChars - headLength));
   return `${text.slice(0, headLength)} ${omittedCharactersMarker(tailStart - headLength)} ${text.slice(tailStart)}`;
