@@ -32,6 +32,15 @@ math.import(
   { override: true },
 );
 
+/**
+ * Hands a raw value (a parsed JSON body, a response object) back as a tool result. `DynamicTool`
+ * types its result as a string, but tools return whatever their API gave them at run time; the
+ * ToolExecutor's result checks and the observation cleaner are there to deal with exactly that.
+ */
+function rawResult(value: unknown): string {
+  return value as string;
+}
+
 /** `calculator`: evaluates an arithmetic expression with mathjs. */
 export function createCalculatorTool(): DynamicTool {
   return new DynamicTool({
@@ -56,7 +65,7 @@ export function createCountryLookupTool(): DynamicTool {
         return JSON.stringify({ status: "not_found", message: `No country named "${input.trim()}".`, known: COUNTRIES.map((country) => country.name) });
       }
       // Returned as an object, like an HTTP client's parsed body: the cleaner condenses it.
-      return {
+      return rawResult({
         data: {
           ...record,
           _links: { self: { href: `https://countries.example/api/v2/${record.name.toLowerCase()}` } },
@@ -64,7 +73,7 @@ export function createCountryLookupTool(): DynamicTool {
           etag: 'W/"5c1-demo"',
           node_id: "MDc6Q291bnRyeQ==",
         },
-      } as unknown as string;
+      });
     },
   });
 }
@@ -204,7 +213,7 @@ export function createForecastTool(serviceUrl: string): DynamicTool {
         await response.body?.cancel();
         throw new HttpStatusError(response.status, url);
       }
-      return (await response.json()) as unknown as string;
+      return rawResult(await response.json());
     },
   });
 }
@@ -214,7 +223,7 @@ export function createGhostFailureTool(): DynamicTool {
   return new DynamicTool({
     name: "exchange_rate_live",
     description: "Returns the live exchange rate between two currencies. Input: a pair such as 'EUR/USD'.",
-    func: async () => ({ status: 200, body: JSON.stringify({ code: 500, msg: "system busy" }) }) as unknown as string,
+    func: async () => rawResult({ status: 200, body: JSON.stringify({ code: 500, msg: "system busy" }) }),
   });
 }
 
