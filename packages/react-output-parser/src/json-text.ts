@@ -63,12 +63,15 @@ export function straightenDelimiterQuotes(text: string): { text: string; changed
   return { text: chunks.join(""), changed };
 }
 
+const MAX_JSON_DEPTH = 512;
+
 /**
  * Finds the end of the bracketed JSON value that starts at `start` (`{` or `[`), aware of strings
  * in double quotes (also closed by a typographic quote before a delimiter) and in single quotes
  * opened at a value position.
  *
- * @returns the index just past the matching bracket, or `-1` when the text ends first
+ * @returns the index just past the matching bracket, or `-1` when the text ends first (or nests
+ *   deeper than 512 levels)
  */
 export function findBalancedEnd(text: string, start: number): number {
   let depth = 0;
@@ -79,6 +82,8 @@ export function findBalancedEnd(text: string, start: number): number {
     const code = text.charCodeAt(index);
     if (code === 123 || code === 91) {
       depth += 1;
+      // No tool input nests this deep; treating it as unclosed saves scanning a pathological input.
+      if (depth > MAX_JSON_DEPTH) return -1;
     } else if (code === 125 || code === 93) {
       depth -= 1;
       if (depth === 0) return index + 1;

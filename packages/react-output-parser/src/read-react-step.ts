@@ -236,6 +236,7 @@ function joinSegment(item: Segment): string {
 
 /** Drops bare fence lines left over at the end of a value when they close a fence opened outside it. */
 function dropDanglingFences(text: string): string {
+  if (!text.includes("``") && !text.includes("~~~")) return text;
   const lines = text.split("\n");
   let fenceCount = 0;
   for (const line of lines) if (fenceMarker(line).isFence) fenceCount += 1;
@@ -258,6 +259,8 @@ function dropDanglingFences(text: string): string {
 interface InputText {
   readonly text: string;
   readonly fenced: boolean;
+  /** The text starts with a bracket that was scanned and never closed (spares a second scan). */
+  readonly unclosedJson?: boolean;
 }
 
 /**
@@ -288,6 +291,7 @@ function collectInput(value: string, lines: readonly string[], repairs: RepairLo
     repairs.add("code_fence_removed");
     return { text: trimBlankLines(body), fenced: true };
   }
+  let unclosedLength = -1;
   if (firstLine[0] === "{" || firstLine[0] === "[") {
     const rest = all.slice(start).join("\n").trim();
     const end = findBalancedEnd(rest, 0);
@@ -295,6 +299,7 @@ function collectInput(value: string, lines: readonly string[], repairs: RepairLo
       if (rest.slice(end).trim().length > 0) repairs.add("trailing_prose_removed");
       return { text: rest.slice(0, end), fenced: false };
     }
+    unclosedLength = rest.length;
   }
   const paragraph: string[] = [];
   let index = start;
@@ -303,7 +308,9 @@ function collectInput(value: string, lines: readonly string[], repairs: RepairLo
     paragraph.push(all[index]);
   }
   if (hasText(all, index)) repairs.add("trailing_prose_removed");
-  return { text: dropDanglingFences(paragraph.join("\n")).trim(), fenced: false };
+  const text = dropDanglingFences(paragraph.join("\n")).trim();
+  // Same text as the one scanned (no blank line or fence cut it): it is known to be unclosed.
+  return { text, fenced: false, unclosedJson: text.length === unclosedLength };
 }
 
 function hasText(lines: readonly string[], from: number): boolean {
@@ -436,7 +443,8 @@ function objectInput(work: Work, spec: ToolInputSpec, raw: InputText | string): 
     return fail(work, "invalid_json_input", PARSER_MESSAGES.invalidJsonInput(labels, spec.name, exampleFor(spec)));
   }
   let span = text;
-  const end = findBalancedEnd(text, braceIndex);
+  const knownUnclosed = typeof raw !== "string" && raw.unclosedJson === true && braceIndex === 0 && text.length === raw.text.length;
+  const end = knownUnclosed ? -1 : findBalancedEnd(text, braceIndex);
   if (braceIndex > 0) {
     span = end > 0 ? text.slice(braceIndex, end) : text.slice(braceIndex);
     work.repairs.add("json_extracted");
