@@ -799,10 +799,47 @@ describe("ToolExecutor policy composition", () => {
   });
 
   describe("timeout inside the bulkhead", () => {
-    it("frees the slot when a hanging call is abandoned", async () => {
+    it("keeps the slot of an abandoned call until the tool really settles, then lets the queued call run", async () => {
+      jest.useFakeTimers();
+      const { toolCalls, options } = recorder();
+      // Ignores its AbortSignal and finishes 2.5 s after the 1 s deadline.
+      const stubborn = scriptedStringTool("render", [() => new Promise<string>((resolve) => setTimeout(() => resolve("late"), 2500)), () => "second rendered"]);
+      const [wrapped] = new ToolExecutor({ ...options, defaults: { timeoutMs: 1000, retry: false, bulkhead: { maxConcurrent: 1, maxQueued: 1 } } }).wrap([stubborn.tool]);
+      const first = settleWithFakeTimers(wrapped.invoke("a"));
+      const second = wrapped.invoke("b");
+      const { value: firstValue, elapsedMs } = await first;
+      expect(firstValue).toMatch(/did not answer within 1 s/);
+      expect(elapsedMs).toBeLessThanOrEqual(1010);
+      expect(stubborn.calls).toEqual(["a"]);
+      const { value: secondValue } = await settleWithFakeTimers(second);
+      // The queued call waited at most timeoutMs for the slot: it did not start while "a" still ran.
+      expect(secondValue).toMatch(/did not answer within 1 s/);
+      expect(stubborn.calls).toEqual(["a"]);
+      expect(toolCalls().map((event) => event.outcome)).toEqual(["timeout", "timeout"]);
+      // "a" still runs and the given-up call still holds the queue place until "a" settles at 2.5 s.
+      expect(await wrapped.invoke("c")).toMatch(/"render" is busy/);
+      await jest.advanceTimersByTimeAsync(1500);
+      await expect(wrapped.invoke("d")).resolves.toBe("second rendered");
+      expect(stubborn.calls).toEqual(["a", "d"]);
+    });
+
+    it("lets the queued call run as soon as an abandoned tool that honours its signal settles", async () => {
+      jest.useFakeTimers();
+      const cooperative = scriptedStringTool("render", [
+        (_input, signal) => new Promise<string>((_resolve, reject) => signal?.addEventListener("abort", () => reject(new Error("aborted")))),
+        () => "second rendered",
+      ]);
+      const [wrapped] = new ToolExecutor({ defaults: { timeoutMs: 1000, retry: false, bulkhead: { maxConcurrent: 1, maxQueued: 1 } } }).wrap([cooperative.tool]);
+      const { value, elapsedMs } = await settleWithFakeTimers(Promise.all([wrapped.invoke("a"), wrapped.invoke("b")]));
+      expect(value[0]).toMatch(/did not answer within 1 s/);
+      expect(value[1]).toBe("second rendered");
+      expect(elapsedMs).toBeLessThanOrEqual(1020);
+    });
+
+    it("frees the slot at the deadline with releaseOnTimeout: true", async () => {
       jest.useFakeTimers();
       const flaky = scriptedStringTool("render", [() => never(), () => "second rendered"]);
-      const [wrapped] = new ToolExecutor({ defaults: { timeoutMs: 1000, retry: false, bulkhead: { maxConcurrent: 1, maxQueued: 1 } } }).wrap([flaky.tool]);
+      const [wrapped] = new ToolExecutor({ defaults: { timeoutMs: 1000, retry: false, bulkhead: { maxConcurrent: 1, maxQueued: 1, releaseOnTimeout: true } } }).wrap([flaky.tool]);
       const both = Promise.all([wrapped.invoke("a"), wrapped.invoke("b")]);
       const { value, elapsedMs } = await settleWithFakeTimers(both);
       expect(value[0]).toMatch(/did not answer within 1 s/);

@@ -607,13 +607,18 @@ export class ToolExecutor {
     const { policy, name: toolName } = state;
     const parentSignal = config.signal;
 
-    const timed = async (signal: AbortSignal): Promise<unknown> => {
+    /** `inFlight.call` receives the tool's own promise, which may outlive an abandoned attempt. */
+    const timed = async (signal: AbortSignal, inFlight?: { call?: Promise<unknown> }): Promise<unknown> => {
       attemptState.attempts += 1;
       if (state.timeout === undefined) return this.callOriginal(state, toolInput, signal, config);
       try {
         // Without a caller signal nothing upstream can abort, so skip cockatiel's parent-signal listener.
         return await state.timeout.execute(
-          ({ signal: attemptSignal }) => this.callOriginal(state, toolInput, attemptSignal, config),
+          ({ signal: attemptSignal }) => {
+            const call = this.callOriginal(state, toolInput, attemptSignal, config);
+            if (inFlight !== undefined) inFlight.call = call;
+            return call;
+          },
           parentSignal === undefined ? undefined : signal,
         );
       } catch (error) {
@@ -624,15 +629,55 @@ export class ToolExecutor {
       }
     };
     const limited = async (signal: AbortSignal): Promise<unknown> => {
-      if (state.bulkhead === undefined) return timed(signal);
-      try {
-        return await state.bulkhead.execute(({ signal: inner }) => timed(inner), signal);
-      } catch (error) {
-        if (error instanceof CockatielBulkheadRejectedError && policy.bulkhead !== undefined) {
-          throw new BulkheadRejectedError({ toolName, maxConcurrent: policy.bulkhead.maxConcurrent, maxQueued: policy.bulkhead.maxQueued, cause: error });
+      const bulkhead = state.bulkhead;
+      const limits = policy.bulkhead;
+      if (bulkhead === undefined || limits === undefined) return timed(signal);
+      const toTyped = (error: unknown): unknown =>
+        error instanceof CockatielBulkheadRejectedError
+          ? new BulkheadRejectedError({ toolName, maxConcurrent: limits.maxConcurrent, maxQueued: limits.maxQueued, cause: error })
+          : error;
+      if (limits.releaseOnTimeout || state.timeout === undefined) {
+        try {
+          return await bulkhead.execute(({ signal: inner }) => timed(inner), signal);
+        } catch (error) {
+          throw toTyped(error);
         }
-        throw error;
       }
+      // The slot is held until the tool itself settles, even after the caller got its timeout
+      // answer; the caller's promise is therefore settled from inside the bulkhead task.
+      return new Promise<unknown>((resolve, reject) => {
+        let gaveUp = false;
+        let queueTimer: ReturnType<typeof setTimeout> | undefined;
+        if (bulkhead.executionSlots === 0 && bulkhead.queueSlots > 0) {
+          // Queued behind calls that may never settle: wait at most timeoutMs for a slot.
+          queueTimer = setTimeout(() => {
+            gaveUp = true;
+            reject(
+              new ToolTimeoutError({
+                toolName,
+                timeoutMs: policy.timeoutMs,
+                message: `Tool "${toolName}" waited ${policy.timeoutMs} ms for a free bulkhead slot (${limits.maxConcurrent} busy) and was not started.`,
+              }),
+            );
+          }, policy.timeoutMs);
+        }
+        bulkhead
+          .execute(async ({ signal: inner }) => {
+            if (queueTimer !== undefined) clearTimeout(queueTimer);
+            if (gaveUp) return;
+            const inFlight: { call?: Promise<unknown> } = {};
+            try {
+              resolve(await timed(inner, inFlight));
+            } catch (error) {
+              reject(error);
+              if (inFlight.call !== undefined) await inFlight.call.then(ignore, ignore);
+            }
+          }, signal)
+          .catch((error: unknown) => {
+            if (queueTimer !== undefined) clearTimeout(queueTimer);
+            reject(toTyped(error));
+          });
+      });
     };
     const guarded = async (signal: AbortSignal): Promise<unknown> => {
       if (state.breaker === undefined) return limited(signal);
@@ -880,6 +925,10 @@ export class ToolExecutor {
       // A broken logger must never break a tool call.
     }
   }
+}
+
+function ignore(): void {
+  // Settlement of an abandoned call is awaited only to free its bulkhead slot.
 }
 
 function generatorOf(jitter: string): IExponentialBackoffOptions<unknown>["generator"] {

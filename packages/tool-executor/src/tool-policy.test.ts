@@ -40,7 +40,7 @@ describe("resolveToolPolicy", () => {
       expect(policy.timeoutMs).toBe(5000);
       expect(policy.retry).toMatchObject({ maxAttempts: 5, initialDelayMs: 10, maxDelayMs: DEFAULT_RETRY_OPTIONS.maxDelayMs });
       expect(policy.cache).toBeUndefined();
-      expect(policy.bulkhead).toEqual({ maxConcurrent: 2, maxQueued: 0 });
+      expect(policy.bulkhead).toEqual({ maxConcurrent: 2, maxQueued: 0, releaseOnTimeout: false });
     });
 
     it("makes side-effect tools non-idempotent (no retry) and keyed for idempotency by default", () => {
@@ -67,6 +67,7 @@ describe("resolveToolPolicy", () => {
       [{ cache: { ttlMs: -1 } }, "policies.x.cache.ttlMs"],
       [{ cache: { store: {} } }, "policies.x.cache.store"],
       [{ bulkhead: { maxQueued: -1 } }, "policies.x.bulkhead.maxQueued"],
+      [{ bulkhead: { releaseOnTimeout: "yes" } }, "policies.x.bulkhead.releaseOnTimeout"],
       [{ maxCallsPerRun: 0 }, "policies.x.maxCallsPerRun"],
       [{ fallback: 42 }, "policies.x.fallback"],
       [{ resultChecks: { requiredFields: [""] } }, "policies.x.resultChecks.requiredFields"],

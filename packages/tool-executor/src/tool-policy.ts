@@ -100,6 +100,15 @@ export interface BulkheadOptions {
    * @default 0
    */
   maxQueued: number;
+  /**
+   * What a timed-out call does with its slot. `false` (default): the slot stays taken until the
+   * abandoned tool really settles (a tool that honours its `AbortSignal` settles at once), so the
+   * limit bounds the work actually running against the service; a queued call then waits at most
+   * `timeoutMs` for a slot and otherwise ends as a timeout without starting. `true`: the slot is
+   * freed at the deadline, while the abandoned tool may still be running (cockatiel's behaviour).
+   * @default false
+   */
+  releaseOnTimeout: boolean;
 }
 
 /**
@@ -245,6 +254,7 @@ export const DEFAULT_CACHE_OPTIONS: Readonly<Pick<CacheOptions, "ttlMs" | "maxEn
 export const DEFAULT_BULKHEAD_OPTIONS: Readonly<BulkheadOptions> = Object.freeze({
   maxConcurrent: 10,
   maxQueued: 0,
+  releaseOnTimeout: false,
 });
 
 /**
@@ -436,12 +446,14 @@ export function resolveToolPolicy(
   let bulkhead: BulkheadOptions | undefined;
   if (policy.bulkhead !== false && policy.bulkhead !== undefined) {
     if (!isPlainObject(policy.bulkhead)) fail(`${field}.bulkhead`, policy.bulkhead, "must be an object or false");
-    checkKeys(`${field}.bulkhead`, policy.bulkhead, ["maxConcurrent", "maxQueued"]);
+    checkKeys(`${field}.bulkhead`, policy.bulkhead, ["maxConcurrent", "maxQueued", "releaseOnTimeout"]);
     const merged = { ...DEFAULT_BULKHEAD_OPTIONS, ...policy.bulkhead };
     bulkhead = {
       maxConcurrent: checkNumber(`${field}.bulkhead.maxConcurrent`, merged.maxConcurrent, { min: 1, integer: true }),
       maxQueued: checkNumber(`${field}.bulkhead.maxQueued`, merged.maxQueued, { min: 0, integer: true }),
+      releaseOnTimeout: merged.releaseOnTimeout,
     };
+    if (typeof bulkhead.releaseOnTimeout !== "boolean") fail(`${field}.bulkhead.releaseOnTimeout`, bulkhead.releaseOnTimeout, "must be a boolean");
   }
 
   const maxCallsPerRun = checkNumber(`${field}.maxCallsPerRun`, policy.maxCallsPerRun ?? Number.POSITIVE_INFINITY, {
