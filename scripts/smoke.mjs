@@ -8,7 +8,8 @@
 // the installed `reins-parse` bin parses an action from stdin.
 //
 //   npm run build && npm run smoke
-//   npm run smoke -- --core 0.3.80   same with another @langchain/core (default 1.4.0)
+//   npm run smoke -- --core 0.3.80         same with another @langchain/core (default 1.4.0)
+//   npm run smoke -- --core 1.4.0,0.3.80   both lines (what CI runs)
 //   npm run smoke -- --keep          keep the temp dir and print its path
 import { mkdtemp, rm, writeFile, mkdir, readdir } from "node:fs/promises";
 import { existsSync } from "node:fs";
@@ -17,7 +18,8 @@ import path from "node:path";
 import { listPackages, repoRoot, run } from "./lib.mjs";
 
 const args = process.argv.slice(2);
-const coreVersion = args.includes("--core") ? args[args.indexOf("--core") + 1] : "1.4.0";
+// Comma-separated @langchain/core versions, one app each.
+const coreVersions = (args.includes("--core") ? args[args.indexOf("--core") + 1] : "1.4.0").split(",");
 const promClientVersion = "15.1.3";
 const keep = args.includes("--keep");
 
@@ -110,76 +112,89 @@ try {
     fail(`expected ${packages.length} tarballs, npm pack made ${tarballs.length}`, pack.output);
   }
 
-  // The app: the tarballs + the peers from the registry. The two plain projects sit inside it
-  // and resolve packages from its node_modules, so one install serves both.
-  const appDir = path.join(workDir, "app");
-  await mkdir(appDir);
-  const dependencies = {
-    "@langchain/core": coreVersion,
-    "prom-client": promClientVersion,
-  };
-  for (const pkg of packages) {
-    const tarball = tarballs.find((file) => file.startsWith(pkg.name.replace("@", "").replace("/", "-") + "-"));
-    if (!tarball) fail(`no tarball for ${pkg.name} in ${tarballs.join(", ")}`);
-    dependencies[pkg.name] = `file:${path.join(tarballDir, tarball)}`;
-  }
-  await writeFile(
-    path.join(appDir, "package.json"),
-    JSON.stringify({ name: "reins-smoke-app", private: true, dependencies }, null, 2),
-  );
-  const install = await run(
-    "npm",
-    ["install", "--no-audit", "--no-fund", "--no-package-lock", "--ignore-scripts", "--loglevel=error"],
-    { cwd: appDir },
-  );
-  if (install.code !== 0) fail("npm install of the tarballs failed", install.output);
-
-  // No package may carry its own copy of @langchain/core (the executor's instanceof checks need one).
-  for (const pkg of packages) {
-    const nested = path.join(appDir, "node_modules", pkg.name, "node_modules", "@langchain", "core");
-    if (existsSync(nested)) fail(`${pkg.name} installed its own @langchain/core (peer range excludes ${coreVersion}?)`);
-  }
-
-  const projects = [
-    { dir: "cjs", type: "commonjs", file: "index.cjs", source: CJS_SOURCE },
-    { dir: "esm", type: "module", file: "index.mjs", source: ESM_SOURCE },
-  ];
   let failed = false;
-  for (const project of projects) {
-    const projectDir = path.join(appDir, project.dir);
-    await mkdir(projectDir);
+  /** Installs the tarballs with one @langchain/core version and runs every check there. */
+  async function checkWithCore(coreVersion) {
+    // The app: the tarballs + the peers from the registry. The two plain projects sit inside it
+    // and resolve packages from its node_modules, so one install serves both.
+    const appDir = path.join(workDir, `app-core-${coreVersion}`);
+    await mkdir(appDir);
+    const dependencies = {
+      "@langchain/core": coreVersion,
+      "prom-client": promClientVersion,
+    };
+    for (const pkg of packages) {
+      const tarball = tarballs.find((file) => file.startsWith(pkg.name.replace("@", "").replace("/", "-") + "-"));
+      if (!tarball) throw new Error(`no tarball for ${pkg.name} in ${tarballs.join(", ")}`);
+      dependencies[pkg.name] = `file:${path.join(tarballDir, tarball)}`;
+    }
     await writeFile(
-      path.join(projectDir, "package.json"),
-      JSON.stringify({ name: `reins-smoke-${project.dir}`, private: true, type: project.type }, null, 2),
+      path.join(appDir, "package.json"),
+      JSON.stringify({ name: "reins-smoke-app", private: true, dependencies }, null, 2),
     );
-    await writeFile(path.join(projectDir, project.file), project.source);
-    const result = await run(process.execPath, [project.file], { cwd: projectDir });
-    process.stdout.write(result.output);
-    if (result.code !== 0) {
+    const install = await run(
+      "npm",
+      ["install", "--no-audit", "--no-fund", "--no-package-lock", "--ignore-scripts", "--loglevel=error"],
+      { cwd: appDir },
+    );
+    if (install.code !== 0) throw new Error(`npm install of the tarballs failed:\n${install.output}`);
+
+    // No package may carry its own copy of @langchain/core (the executor's instanceof checks need one).
+    for (const pkg of packages) {
+      const nested = path.join(appDir, "node_modules", pkg.name, "node_modules", "@langchain", "core");
+      if (existsSync(nested)) throw new Error(`${pkg.name} installed its own @langchain/core (peer range excludes ${coreVersion}?)`);
+    }
+
+    const projects = [
+      { dir: "cjs", type: "commonjs", file: "index.cjs", source: CJS_SOURCE },
+      { dir: "esm", type: "module", file: "index.mjs", source: ESM_SOURCE },
+    ];
+    for (const project of projects) {
+      const projectDir = path.join(appDir, project.dir);
+      await mkdir(projectDir);
+      await writeFile(
+        path.join(projectDir, "package.json"),
+        JSON.stringify({ name: `reins-smoke-${project.dir}`, private: true, type: project.type }, null, 2),
+      );
+      await writeFile(path.join(projectDir, project.file), project.source);
+      const result = await run(process.execPath, [project.file], { cwd: projectDir });
+      process.stdout.write(`[@langchain/core ${coreVersion}] ${result.output}`);
+      if (result.code !== 0) {
+        failed = true;
+        console.error(`[@langchain/core ${coreVersion}] FAIL ${project.type} project (exit ${result.code})`);
+      }
+    }
+    // The parser's CLI, as `npx reins-parse` finds it in an app.
+    const cli = await run(path.join(appDir, "node_modules", ".bin", "reins-parse"), ["--tools", "search"], {
+      cwd: appDir,
+      input: "Action: search\nAction Input: x\n",
+    });
+    let cliResult;
+    try {
+      cliResult = JSON.parse(cli.output);
+    } catch {
+      cliResult = undefined;
+    }
+    if (cli.code === 0 && cliResult?.tool === "search" && cliResult?.toolInput === "x") {
+      console.log(`[@langchain/core ${coreVersion}] ok reins-parse bin: ${cli.output.trim()}`);
+    } else {
       failed = true;
-      console.error(`FAIL ${project.type} project (exit ${result.code})`);
+      console.error(`[@langchain/core ${coreVersion}] FAIL reins-parse bin (exit ${cli.code}): ${cli.output}`);
     }
   }
-  // The parser's CLI, as `npx reins-parse` finds it in an app.
-  const cli = await run(path.join(appDir, "node_modules", ".bin", "reins-parse"), ["--tools", "search"], {
-    cwd: appDir,
-    input: "Action: search\nAction Input: x\n",
-  });
-  let cliResult;
-  try {
-    cliResult = JSON.parse(cli.output);
-  } catch {
-    cliResult = undefined;
-  }
-  if (cli.code === 0 && cliResult?.tool === "search" && cliResult?.toolInput === "x") {
-    console.log("ok reins-parse bin: " + cli.output.trim());
-  } else {
-    failed = true;
-    console.error(`FAIL reins-parse bin (exit ${cli.code}): ${cli.output}`);
-  }
+
+  // One app per @langchain/core line, installed in parallel (the installs are network-bound).
+  await Promise.all(
+    coreVersions.map((coreVersion) =>
+      checkWithCore(coreVersion).catch((error) => {
+        failed = true;
+        console.error(`[@langchain/core ${coreVersion}] FAIL ${error instanceof Error ? error.message : String(error)}`);
+      }),
+    ),
+  );
 
   console.log(
-    `smoke: ${packages.length} packages, @langchain/core ${coreVersion}, ${((Date.now() - startedAt) / 1000).toFixed(1)}s`,
+    `smoke: ${packages.length} packages, @langchain/core ${coreVersions.join(" and ")}, ${((Date.now() - startedAt) / 1000).toFixed(1)}s`,
   );
   if (failed) process.exitCode = 1;
 } finally {
