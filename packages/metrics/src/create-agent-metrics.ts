@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, exponentialBuckets } from "prom-client";
 import type { CircuitState, ReinsEvent, ReinsEventRecorder } from "@reins/core";
 import { BoundedLabel } from "./bounded-label";
-import { MetricConflictError, MetricsOptionsError } from "./errors";
+import { MetricConflictError, MetricsEventError, MetricsOptionsError } from "./errors";
 import {
   AGENT_METRIC_CATALOG,
   LOOP_KIND_VALUES,
@@ -12,6 +12,7 @@ import {
   RUN_STATUS_VALUES,
   STEP_VALUES,
   STOP_REASON_VALUES,
+  TOKEN_TYPE_VALUES,
   TOOL_OUTCOME_VALUES,
   UNKNOWN_TOOL_LABEL,
   type AgentMetricDefinition,
@@ -205,7 +206,10 @@ export interface AgentMetrics extends ReinsEventRecorder {
   toolLabel(toolName: string | undefined): string;
   /**
    * Records one Reins event. Never throws for a well-formed event; unknown label values are
-   * mapped to `unknown`/`other` instead of creating new series.
+   * mapped to `unknown`/`other` instead of creating new series, an event type it does not know
+   * (from a newer `@reins/core`) is ignored, and a NaN or negative duration, size or token count
+   * is not observed (the event is still counted).
+   * @throws {MetricsEventError} when `event` is not an object with a string `type`
    */
   record(event: ReinsEvent): void;
 }
@@ -220,7 +224,24 @@ function nonNegative(value: number): number | undefined {
   return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
-const instances = new WeakMap<Registry, Map<string, { metrics: AgentMetrics; signature: string }>>();
+/**
+ * The catalogs built per registry and prefix, kept on the registry itself under a `Symbol.for`
+ * key: a second copy of this package in the process (its CJS and ESM builds side by side) finds
+ * them too and returns the same object instead of failing on "already registered".
+ */
+const INSTANCES_KEY = Symbol.for("reins.metrics.instances");
+
+type InstancesByPrefix = Map<string, { metrics: AgentMetrics; signature: string }>;
+
+function instancesOf(registry: Registry, create: boolean): InstancesByPrefix | undefined {
+  const holder = registry as unknown as Record<symbol, InstancesByPrefix | undefined>;
+  let byPrefix = holder[INSTANCES_KEY];
+  if (byPrefix === undefined && create) {
+    byPrefix = new Map();
+    Object.defineProperty(registry, INSTANCES_KEY, { value: byPrefix, enumerable: false, configurable: true });
+  }
+  return byPrefix;
+}
 
 function signatureOf(options: ResolvedAgentMetricsOptions): string {
   return JSON.stringify([options.durationBucketsSeconds, options.observationCharBuckets]);
@@ -256,7 +277,10 @@ function createInstrument(
  * registered" error; tool names passed the second time are added to the first.
  *
  * Metric names follow the Prometheus conventions: counters end in `_total`, durations are
- * `_seconds` histograms. Labels are bounded: `tool` is a registered tool name or `unknown`, parse
+ * `_seconds` histograms. Series of closed label sets (status, step, phase, stage, kind × level,
+ * stop reason, token type) start at 0 so `rate()`/`increase()` see their first event. The
+ * catalogs are remembered on the registry object itself, so two copies of this package (CJS and
+ * ESM builds) share them. Labels are bounded: `tool` is a registered tool name or `unknown`, parse
  * reasons and repairs outside their set are `other`, and no run id, input or error text ever
  * becomes a label.
  *
@@ -277,7 +301,7 @@ function createInstrument(
  */
 export function createAgentMetrics(options: AgentMetricsOptions = {}): AgentMetrics {
   const resolved = resolveAgentMetricsOptions(options);
-  let byPrefix = instances.get(resolved.registry);
+  let byPrefix = instancesOf(resolved.registry, false);
   let existing = byPrefix?.get(resolved.prefix);
   // A registry cleared by its owner no longer holds our instruments: build them again.
   if (
@@ -300,11 +324,8 @@ export function createAgentMetrics(options: AgentMetricsOptions = {}): AgentMetr
     return existing.metrics;
   }
   const metrics = buildAgentMetrics(resolved);
-  if (byPrefix === undefined) {
-    byPrefix = new Map();
-    instances.set(resolved.registry, byPrefix);
-  }
-  byPrefix.set(resolved.prefix, { metrics, signature: signatureOf(resolved) });
+  byPrefix ??= instancesOf(resolved.registry, true);
+  byPrefix?.set(resolved.prefix, { metrics, signature: signatureOf(resolved) });
   return metrics;
 }
 
@@ -344,6 +365,19 @@ function buildAgentMetrics(options: ResolvedAgentMetricsOptions): AgentMetrics {
   const stopsTotal = instrument<Counter<"reason">>(catalog.stopsTotal);
   const tokensTotal = instrument<Counter<"type">>(catalog.tokensTotal);
 
+  // Closed label sets start at 0 (Prometheus: "avoid missing metrics"), so rate() and increase()
+  // see the first event and alerts on rare series (a loop stop) can fire.
+  for (const status of RUN_STATUS_VALUES) {
+    runsTotal.inc({ status }, 0);
+    runDurationSeconds.zero({ status });
+  }
+  for (const step of STEP_VALUES) stepsTotal.inc({ step }, 0);
+  for (const phase of PHASE_VALUES) stepDurationSeconds.zero({ phase });
+  for (const stage of OBSERVATION_STAGE_VALUES) observationChars.zero({ stage });
+  for (const kind of LOOP_KIND_VALUES) for (const level of LOOP_LEVEL_VALUES) loopDetectionsTotal.inc({ kind, level }, 0);
+  for (const reason of STOP_REASON_VALUES) stopsTotal.inc({ reason }, 0);
+  for (const type of TOKEN_TYPE_VALUES) tokensTotal.inc({ type }, 0);
+
   const toolLabels = new BoundedLabel({
     allowed: options.toolNames ?? [],
     strict: options.toolNames !== undefined,
@@ -369,6 +403,9 @@ function buildAgentMetrics(options: ResolvedAgentMetricsOptions): AgentMetrics {
     toolName === UNKNOWN_TOOL_LABEL ? UNKNOWN_TOOL_LABEL : toolLabels.valueOf(toolName);
 
   const record = (event: ReinsEvent): void => {
+    if (typeof event !== "object" || event === null || typeof (event as { type?: unknown }).type !== "string") {
+      throw new MetricsEventError({ event });
+    }
     switch (event.type) {
       case "parser_repair":
         parserRepairsTotal.inc({ repair: repairLabels.valueOf(event.repair) });

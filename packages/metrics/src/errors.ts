@@ -79,3 +79,31 @@ export class MetricConflictError extends ReinsMetricsError {
     return typeof error === "object" && error !== null && CONFLICT_ERROR_MARKER in error;
   }
 }
+
+const EVENT_ERROR_MARKER = Symbol.for("reins.metrics.event_error");
+
+/**
+ * `record(event)` was given something that is not a Reins event (not an object with a string
+ * `type`). Reins pieces deliver events through `emitEvent`, which reports this error to their
+ * `onError` hook instead of letting it reach the agent.
+ */
+export class MetricsEventError extends ReinsMetricsError {
+  private readonly [EVENT_ERROR_MARKER] = true;
+  /** The value that was passed to `record`. */
+  readonly event: unknown;
+
+  constructor(options: ReinsMetricsErrorOptions & { event: unknown }) {
+    const shown = options.event === null ? "null" : Array.isArray(options.event) ? "an array" : typeof options.event;
+    super({
+      message: options.message ?? `Cannot record a metrics event: expected an object with a string "type", got ${shown}.`,
+      cause: options.cause,
+    });
+    this.name = "MetricsEventError";
+    this.event = options.event;
+  }
+
+  /** True when `error` is a `MetricsEventError` (from any copy of this package). */
+  static isInstance(error: unknown): error is MetricsEventError {
+    return typeof error === "object" && error !== null && EVENT_ERROR_MARKER in error;
+  }
+}

@@ -24,5 +24,5 @@ export {
   type AgentMetricType,
 } from "./metric-catalog";
 export { BoundedLabel, type BoundedLabelOptions } from "./bounded-label";
-export { MetricConflictError, MetricsOptionsError, ReinsMetricsError, type ReinsMetricsErrorOptions } from "./errors";
+export { MetricConflictError, MetricsEventError, MetricsOptionsError, ReinsMetricsError, type ReinsMetricsErrorOptions } from "./errors";
 export { startMetricsServer, type MetricsServer, type MetricsServerOptions } from "./metrics-server";
