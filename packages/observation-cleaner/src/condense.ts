@@ -209,6 +209,61 @@ function liftConstants(table: TableNode): TableNode {
 
 const EMPTY_CELL = stringNode("");
 
+/**
+ * A URL reduced to what tells pages apart: host without `www.`/`m.`/`mobile.` labels, path
+ * without a trailing slash; scheme, query and fragment ignored (`?action=history`, `#section`).
+ * `undefined` for a value that is not an http(s) URL.
+ */
+function urlPageKey(text: string): string | undefined {
+  const match = /^https?:\/\/([^/?#\s]+)([^?#\s]*)/i.exec(text);
+  if (match === null) return undefined;
+  const host = (match[1] as string).toLowerCase().split(".").filter((label, index) => !(label === "www" || ((label === "m" || label === "mobile") && index <= 1))).join(".");
+  return `${host}${(match[2] as string).replace(/\/+$/, "")}`;
+}
+
+/**
+ * Drops table columns that repeat another column row for row: the same text (`titles.canonical`
+ * next to `title`, `profile.url` next to `url`), or URLs of the same page (the mobile, history and
+ * edit links next to a page link). Cells left empty in a row do not count against a match.
+ */
+function dropRepeatedColumns(table: TableNode): number {
+  const kept: number[] = [];
+  let dropped = 0;
+  for (let column = 0; column < table.columns.length; column += 1) {
+    let repeats = false;
+    let filled = 0;
+    for (const other of kept) {
+      filled = 0;
+      let same = true;
+      let sameUrl = true;
+      for (const row of table.rows) {
+        const cell = row[column] as ScalarNode;
+        const text = scalarText(cell);
+        if (text === "" || cell.kind === "null") continue;
+        filled += 1;
+        const otherText = scalarText(row[other] as ScalarNode);
+        if (text !== otherText) same = false;
+        if (sameUrl) {
+          const key = urlPageKey(text);
+          if (key === undefined || key !== urlPageKey(otherText)) sameUrl = false;
+        }
+        if (!same && !sameUrl) break;
+      }
+      if (filled > 0 && (same || sameUrl)) {
+        repeats = true;
+        break;
+      }
+    }
+    if (repeats) dropped += 1;
+    else kept.push(column);
+  }
+  if (dropped > 0) {
+    table.columns = kept.map((column) => table.columns[column] as string);
+    table.rows = table.rows.map((row) => kept.map((column) => row[column] as ScalarNode));
+  }
+  return dropped;
+}
+
 function recordsToTable(items: readonly TreeNode[]): TableNode | undefined {
   if (items.length < 2) return undefined;
   const flattened: Array<Array<[string, ScalarNode]>> = [];
@@ -232,7 +287,9 @@ function recordsToTable(items: readonly TreeNode[]): TableNode | undefined {
     for (const [name, value] of record) row[columnIndex.get(name) as number] = value;
     return row;
   });
-  return liftConstants({ kind: "table", columns, rows, constants: [] });
+  const table: TableNode = { kind: "table", columns, rows, constants: [] };
+  dropRepeatedColumns(table);
+  return liftConstants(table);
 }
 
 /** Pairs same-length arrays of scalars (`time[]` with `temperature[]`) into one table. */

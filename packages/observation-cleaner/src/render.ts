@@ -178,9 +178,12 @@ function summaryParts(table: TableNode): readonly string[] {
   return parts;
 }
 
+/** Longest table cell shown at the loosest limits (a search snippet or summary fits whole). */
+const TABLE_CELL_MAX = 400;
+
 function cellText(cell: ScalarNode, limits: RenderLimits): string {
   const text = scalarText(cell).replace(/\s*\n\s*/g, " ");
-  return shortenString(text, Math.min(limits.stringMax, 160));
+  return shortenString(text, Math.min(limits.stringMax, TABLE_CELL_MAX));
 }
 
 /**
