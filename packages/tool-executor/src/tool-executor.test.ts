@@ -798,6 +798,38 @@ describe("ToolExecutor policy composition", () => {
     });
   });
 
+  describe("retry when the failure opens the circuit", () => {
+    it("stops retrying at once instead of waiting out a backoff to be refused, and the open-circuit error carries the last failure", async () => {
+      jest.useFakeTimers();
+      const { events, toolCalls, options } = recorder();
+      const dead = scriptedStringTool("quotes", [
+        () => {
+          throw { status: 503, message: "unavailable" };
+        },
+      ]);
+      const [wrapped] = new ToolExecutor({
+        ...options,
+        defaults: {
+          retry: { maxAttempts: 4, initialDelayMs: 1000, maxDelayMs: 1000, jitter: "none" },
+          circuitBreaker: { failureThreshold: 2, halfOpenAfterMs: 60_000 },
+        },
+      }).wrap([dead.tool]);
+      const first = await settleWithFakeTimers(wrapped.invoke("ACME"));
+      expect(dead.calls).toHaveLength(2);
+      expect(events.filter((event) => event.type === "tool_retry")).toHaveLength(1);
+      expect(first.elapsedMs).toBeLessThan(2000);
+      expect(first.value).toMatch(/temporary error \(tried 2 times\)/);
+      const second = await settleWithFakeTimers(wrapped.invoke("ACME"));
+      expect(second.value).toMatch(/"quotes" is unavailable right now/);
+      expect(second.elapsedMs).toBe(0);
+      const openError = toolCalls()[1].error;
+      expect(CircuitOpenError.isInstance(openError)).toBe(true);
+      const lastFailure = (openError as CircuitOpenError).cause;
+      expect(ToolExecutionError.isInstance(lastFailure)).toBe(true);
+      expect((lastFailure as ToolExecutionError).cause.message).toBe("unavailable");
+    });
+  });
+
   describe("timeout inside the bulkhead", () => {
     it("keeps the slot of an abandoned call until the tool really settles, then lets the queued call run", async () => {
       jest.useFakeTimers();

@@ -328,6 +328,8 @@ export class ToolExecutor {
       handleWhen((error) => {
         const call = this.callOfError.get(error);
         if (call === undefined || call.parentSignal?.aborted === true) return false;
+        // Once this failure opened the circuit, another attempt would only wait out a backoff to be refused.
+        if (CircuitOpenError.isInstance(error) || this.states.get(toolName)?.breaker?.state === CockatielCircuitState.Open) return false;
         if (retryOptions.retryOn !== undefined) {
           try {
             return retryOptions.retryOn(error, { toolName, toolInput: call.toolInput, attempt: call.attempts });
@@ -684,7 +686,11 @@ export class ToolExecutor {
       try {
         return await state.breaker.execute(({ signal: inner }) => limited(inner), signal);
       } catch (error) {
-        if (error instanceof BrokenCircuitError) throw new CircuitOpenError({ toolName, cause: state.breaker.lastFailure ?? error });
+        if (error instanceof BrokenCircuitError) {
+          // cockatiel's lastFailure is `{ error }` or `{ value }`: report the failure itself as the cause.
+          const last = state.breaker.lastFailure as { error?: unknown } | undefined;
+          throw new CircuitOpenError({ toolName, cause: last !== undefined && "error" in last ? last.error : error });
+        }
         throw error;
       }
     };
