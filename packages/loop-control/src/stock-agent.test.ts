@@ -122,6 +122,29 @@ describe("LoopControlHandler with the stock createReactAgent and AgentExecutor",
     });
   });
 
+  describe("stream() that the caller stops reading", () => {
+    it("never ends the run, so its state is evicted when a run starts after runIdleTimeoutMs", async () => {
+      const replies = ["a", "b", "c"].map((city) => `I should check ${city}.\nAction: search\nAction Input: ${city}`);
+      let now = 0;
+      const errors: unknown[] = [];
+      const handler = new LoopControlHandler({ runIdleTimeoutMs: 60_000, now: () => now, onError: (error) => errors.push(error) });
+      const abandoned = await buildExecutor(replies);
+      for await (const chunk of await abandoned.executor.stream({ input: "Weather?" }, { callbacks: [handler] })) {
+        expect(chunk).toBeDefined();
+        break;
+      }
+      // LangChain reports neither an end nor an error for the abandoned run.
+      expect(handler.activeRunCount).toBe(1);
+      now = 60_000;
+      const next = await buildExecutor(["I now know the final answer.\nFinal Answer: 22 °C"]);
+      await next.executor.invoke({ input: "Weather?" }, { callbacks: [handler] });
+      expect(handler.activeRunCount).toBe(0);
+      expect(handler.runContext.size).toBe(0);
+      expect(handler.runContext.linkCount).toBe(0);
+      expect(errors).toEqual([expect.objectContaining({ name: "RunEvictedError", reason: "idle" })]);
+    });
+  });
+
   describe("handler given to the AgentExecutor constructor", () => {
     it("still stops the run (it sees actions, not observations)", async () => {
       const handler = new LoopControlHandler();
