@@ -169,6 +169,24 @@ describe("LoopControlHandler", () => {
     });
   });
 
+  describe("with an estimateTokens that throws", () => {
+    it("reports the error and still counts the call's tokens (characters ÷ 4) toward the budget", async () => {
+      const errors: unknown[] = [];
+      const handler = new LoopControlHandler({
+        maxTokens: 5,
+        estimateTokens: () => {
+          throw new Error("tokenizer unavailable");
+        },
+        onError: (error) => errors.push(error),
+      });
+      const run = new RunDriver(handler, "r");
+      await run.start();
+      const error = await run.step({ tool: "search", toolInput: "abcd", observation: "x", thought: "a long enough thought to pass five tokens" });
+      expect(error).toMatchObject({ stopReason: "token_budget" });
+      expect(String(errors[0])).toContain("tokenizer unavailable");
+    });
+  });
+
   describe("with an estimateTokens that returns no number", () => {
     it("reports a clear error to onError and falls back to characters ÷ 4", async () => {
       const errors: unknown[] = [];

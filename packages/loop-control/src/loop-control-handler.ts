@@ -721,11 +721,18 @@ export class LoopControlHandler extends BaseCallbackHandler {
   }
 
   /**
-   * Tokens of `text` by the `estimateTokens` option. A result that is not a finite number ≥ 0
-   * (a Promise, NaN) is reported to `onError` and replaced by the characters ÷ 4 estimate.
+   * Tokens of `text` by the `estimateTokens` option. A throw, or a result that is not a finite
+   * number ≥ 0 (a Promise, NaN), is reported to `onError` and replaced by the characters ÷ 4
+   * estimate, so the call's usage still counts toward the budgets.
    */
   private estimate(text: string): number {
-    const tokens: unknown = this.options.estimateTokens(text);
+    let tokens: unknown;
+    try {
+      tokens = this.options.estimateTokens(text);
+    } catch (error) {
+      this.reportError(error);
+      return estimateTokensFromChars(text);
+    }
     if (typeof tokens === "number" && Number.isFinite(tokens) && tokens >= 0) return tokens;
     this.reportError(
       new LoopControlOptionsError({
