@@ -356,6 +356,43 @@ describe("ToolExecutor", () => {
     });
   });
 
+  describe("cache with a store that keeps entries past their TTL", () => {
+    it("does not serve an entry older than ttlMs", async () => {
+      let clock = 1_000_000;
+      const entries = new Map<string, { value: unknown; storedAtMs: number }>();
+      const forgetfulStore = { get: (key: string) => entries.get(key), set: (key: string, entry: { value: unknown; storedAtMs: number }) => void entries.set(key, entry) };
+      const counting = scriptedStringTool("search", [(input) => `r:${input}`]);
+      const [wrapped] = new ToolExecutor({ now: () => clock, defaults: { cache: { ttlMs: 1000, store: forgetfulStore } } }).wrap([counting.tool]);
+      await wrapped.invoke("a");
+      clock += 999;
+      await wrapped.invoke("a");
+      expect(counting.calls).toEqual(["a"]);
+      clock += 1;
+      await wrapped.invoke("a");
+      expect(counting.calls).toEqual(["a", "a"]);
+    });
+  });
+
+  describe("cache with a key hook that throws", () => {
+    it("calls the tool without the cache and logs a warning", async () => {
+      const warnings: string[] = [];
+      const counting = scriptedStringTool("search", [(input) => `r:${input}`]);
+      const [wrapped] = new ToolExecutor({
+        logger: { warn: (message) => warnings.push(message) },
+        defaults: {
+          cache: {
+            key: () => {
+              throw new Error("bad key");
+            },
+          },
+        },
+      }).wrap([counting.tool]);
+      await expect(wrapped.invoke("a")).resolves.toBe("r:a");
+      expect(counting.calls).toEqual(["a"]);
+      expect(warnings.some((message) => message.includes("cache.key threw"))).toBe(true);
+    });
+  });
+
   describe("side effects", () => {
     function emailTool(): { tool: DynamicStructuredTool; sent: unknown[] } {
       const sent: unknown[] = [];

@@ -518,10 +518,19 @@ export class ToolExecutor {
 
     let cacheKey: string | undefined;
     if (policy.cache !== undefined && state.store !== undefined) {
-      cacheKey = `${toolName}:${policy.cache.key?.(toolInput, { toolName }) ?? normalizeToolInput(toolInput)}`;
+      try {
+        cacheKey = `${toolName}:${policy.cache.key?.(toolInput, { toolName }) ?? normalizeToolInput(toolInput)}`;
+      } catch (keyError) {
+        this.log("warn", `cache.key threw for tool "${toolName}"; calling the tool without the cache.`, { toolName, error: toError(keyError) });
+      }
+    }
+    if (cacheKey !== undefined && policy.cache !== undefined && state.store !== undefined) {
       try {
         const hit = await state.store.get(cacheKey);
-        if (hit !== undefined) return { observation: this.format(hit.value, context), outcome: "cached", artifact: hit.value };
+        // The age is checked here too, so a store that keeps entries past their TTL cannot serve them.
+        if (isRecord(hit) && "value" in hit && typeof hit.storedAtMs === "number" && this.options.now() - hit.storedAtMs < policy.cache.ttlMs) {
+          return { observation: this.format(hit.value, context), outcome: "cached", artifact: hit.value };
+        }
       } catch (storeError) {
         this.log("warn", `Cache store failed on get for tool "${toolName}"; calling the tool.`, { toolName, error: toError(storeError) });
       }
