@@ -900,21 +900,50 @@ function readCanonicalStep(text: string, config: ReaderConfig): ReActStep | unde
   if (text.length > 4_096) return undefined;
   let start = 0;
   while (start < text.length && (text.charCodeAt(start) === 10 || text.charCodeAt(start) === 32)) start += 1;
-  CANONICAL_STEP.lastIndex = start;
-  const match = CANONICAL_STEP.exec(text);
-  if (match === null) return undefined;
-  const thoughtLine = match[1] ?? "";
-  const finalLine = match[4];
+  let match: RegExpExecArray | null = null;
+  let thoughtLine = "";
+  let finalLine: string | undefined;
+  let matchEnd = 0;
+  // The commonest shape — one Thought line, then "Action:" or "Final Answer:" right below it — is
+  // found with native searches; the pattern below only scans the step's own lines.
+  const firstBreak = text.indexOf("\n", start);
+  if (firstBreak > start && !text.includes("<") && !text.includes("`") && !text.includes("\r")) {
+    const thoughtStart = text.startsWith("Thought:", start) ? start + 8 : start;
+    if (text.startsWith("Action:", firstBreak + 1)) {
+      const nameEnd = text.indexOf("\n", firstBreak + 8);
+      if (nameEnd > 0 && text.startsWith("Action Input:", nameEnd + 1)) {
+        const inputEnd = text.indexOf("\n", nameEnd + 14);
+        matchEnd = inputEnd < 0 ? text.length : inputEnd;
+        match = [text.slice(firstBreak + 1, matchEnd), text.slice(firstBreak + 8, nameEnd), text.slice(nameEnd + 14, matchEnd)] as unknown as RegExpExecArray;
+        thoughtLine = text.slice(thoughtStart, firstBreak);
+      }
+    } else if (text.startsWith("Final Answer:", firstBreak + 1)) {
+      const lineEnd = text.indexOf("\n", firstBreak + 14);
+      thoughtLine = text.slice(thoughtStart, firstBreak);
+      finalLine = text.slice(firstBreak + 14, lineEnd < 0 ? text.length : lineEnd);
+      matchEnd = lineEnd < 0 ? text.length : lineEnd;
+    }
+  }
+  if (match === null && finalLine === undefined) {
+    CANONICAL_STEP.lastIndex = start;
+    const step = CANONICAL_STEP.exec(text);
+    if (step === null) return undefined;
+    thoughtLine = step[1] ?? "";
+    finalLine = step[4];
+    matchEnd = CANONICAL_STEP.lastIndex;
+    match = step[4] === undefined ? ([step[0], step[2], step[3]] as unknown as RegExpExecArray) : null;
+  }
   if (finalLine !== undefined) {
-    if (!isBlankFrom(text, CANONICAL_STEP.lastIndex) || !plainThought(thoughtLine, config.labels)) return undefined;
+    if (!isBlankFrom(text, matchEnd) || !plainThought(thoughtLine, config.labels)) return undefined;
     const output = finalLine.trim();
     if (output.length === 0) return undefined;
     return { ok: true, kind: "finish", output, thought: thoughtLine.trim(), repairs: NO_REPAIRS };
   }
-  const inputLine = match[3].trim();
-  const fenced = inputLine.length === 0 ? fencedInput(text, CANONICAL_STEP.lastIndex) : undefined;
-  if ((fenced === undefined && !isBlankFrom(text, CANONICAL_STEP.lastIndex)) || !plainThought(thoughtLine, config.labels)) return undefined;
-  const spec = canonicalTool(match[2], config);
+  if (match === null) return undefined;
+  const inputLine = match[2].trim();
+  const fenced = inputLine.length === 0 ? fencedInput(text, matchEnd) : undefined;
+  if ((fenced === undefined && !isBlankFrom(text, matchEnd)) || !plainThought(thoughtLine, config.labels)) return undefined;
+  const spec = canonicalTool(match[1], config);
   if (spec === undefined || spec.kind !== "string") return undefined;
   const thought = thoughtLine.trim();
   if (fenced !== undefined) {
