@@ -72,6 +72,7 @@ describe("resolveToolPolicy", () => {
       [{ fallback: 42 }, "policies.x.fallback"],
       [{ resultChecks: { requiredFields: [""] } }, "policies.x.resultChecks.requiredFields"],
       [{ timeout: 100 }, "policies.x.timeout"],
+      [{ sideEffects: true, cache: true }, "policies.x.cache"],
       [{ timeoutMs: Number.NaN }, "policies.x.timeoutMs"],
       [{ timeoutMs: -Infinity }, "policies.x.timeoutMs"],
       [{ timeoutMs: 3_000_000_000 }, "policies.x.timeoutMs"],

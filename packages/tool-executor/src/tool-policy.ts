@@ -155,7 +155,11 @@ export interface ToolPolicy {
   circuitBreaker?: Partial<CircuitBreakerOptions> | false;
   /** What answers when the call fails. @default false (a model-facing failure message) */
   fallback?: ToolFallback | false;
-  /** Result cache; `true` uses the defaults of {@link CacheOptions}. @default false */
+  /**
+   * Result cache; `true` uses the defaults of {@link CacheOptions}. Not allowed together with
+   * `sideEffects` (set `cache: false` on such a tool when `defaults` turn the cache on).
+   * @default false
+   */
   cache?: Partial<CacheOptions> | boolean;
   /**
    * The tool changes the world (sends, buys, deletes). It then runs only with explicit
@@ -441,6 +445,11 @@ export function resolveToolPolicy(
     if (store !== undefined && (typeof store !== "object" || store === null || typeof (store as Record<string, unknown>).get !== "function" || typeof (store as Record<string, unknown>).set !== "function")) {
       fail(`${field}.cache.store`, "(store)", "must implement get(key) and set(key, entry, ttlMs)");
     }
+  }
+
+  if (cache !== undefined && sideEffects) {
+    // A cache hit would answer for a real action (and bypass the dry run and the idempotency key).
+    fail(`${field}.cache`, "(cache options)", "must be false for a sideEffects tool: a cached answer would stand in for a real action");
   }
 
   let bulkhead: BulkheadOptions | undefined;
