@@ -37,7 +37,7 @@ export function keyPriority(key: string): number {
 // Transport/metadata noise by field name. `url` itself is kept (often the answer); `*_url`
 // link templates (GitHub), `*Url` and `*_link` variants are not.
 const NOISE_KEY =
-  /^(?:headers?|_links|_meta|__typename|etag|e_tag|ETag|node_id|nodeId|gravatar_id|request_?id|requestId|trace_?id|traceId|span_?id|spanId|correlation_?id|correlationId|transaction_?id|transactionId|customerTransactionId|x-[\w-]+|cursor|token|\w+_token|\w+Token|next_?cursor|nextCursor|page_?token|next_?page_?token|nextPageToken|continue|batchcomplete|search_metadata|search_parameters|searchParameters|json_endpoint|generationtime_ms|generation_time_ms|total_time_taken|time_taken_displayed|raw_html_file|favicon|favicons|avatar|avatars|icon|icons|logo|sprite|thumbnail|thumbnails|originalimage|serpapi_\w+)$|.(?:_url|_uri|Url|Uri|URL|_link|_links|_thumbnail|Thumbnail|_icon|Icon|_avatar|Avatar)$/;
+  /^(?:headers?|_links|_meta|__typename|etag|e_tag|ETag|node_id|nodeId|admin_graphql_api_id|graphql_id|graphqlId|gravatar_id|request_?id|requestId|trace_?id|traceId|span_?id|spanId|correlation_?id|correlationId|transaction_?id|transactionId|customerTransactionId|x-[\w-]+|cursor|token|\w+_token|\w+Token|next_?cursor|nextCursor|page_?token|next_?page_?token|nextPageToken|continue|batchcomplete|search_metadata|search_parameters|searchParameters|json_endpoint|generationtime_ms|generation_time_ms|total_time_taken|time_taken_displayed|raw_html_file|favicon|favicons|avatar|avatars|icon|icons|logo|sprite|thumbnail|thumbnails|originalimage|serpapi_\w+)$|.(?:_url|_uri|Url|Uri|URL|_link|_links|_thumbnail|Thumbnail|_icon|Icon|_avatar|Avatar)$/;
 
 // HTML <meta> names that scrapers copy into their results: page plumbing, not content.
 const PAGE_META_KEY =
@@ -339,6 +339,30 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
   let repeats = 0;
   let tables = 0;
   const filterPaths = !settings.keep.isEmpty || !settings.drop.isEmpty;
+  // Scalar values of the records being visited (innermost last), for `repeatsRecordValues`.
+  const recordValues: Array<Set<string>> = [];
+  let repeatedRecords = 0;
+
+  /**
+   * True when every leaf of a small nested record already stands in the enclosing records as a
+   * scalar value: Shopify's `total_price_set: {shop_money: {amount: "128.47", currency_code:
+   * "USD"}, presentment_money: {…}}` next to `total_price: "128.47"` and `currency: "USD"`. Only
+   * leaves of 3+ characters count (small numbers and booleans repeat by chance).
+   */
+  const repeatsRecordValues = (node: ObjectNode): boolean => {
+    let leaves = 0;
+    const check = (current: TreeNode, depth: number): boolean => {
+      if (current.kind === "object") {
+        if (depth > 3 || current.entries.length === 0) return false;
+        return current.entries.every(([, value]) => check(value, depth + 1));
+      }
+      if ((current.kind !== "string" && current.kind !== "number") || (current.kind === "string" && current.marker === true)) return false;
+      leaves += 1;
+      const text = scalarText(current);
+      return leaves <= 16 && text.length >= 3 && recordValues.some((values) => values.has(text));
+    };
+    return check(node, 0) && leaves > 0;
+  };
 
   // Paths are built only when asked for (keep/drop patterns, "same as" markers): most values never need one.
   const pathText = (path: PathLink | undefined): string => {
@@ -401,6 +425,11 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
       case "object": {
         let entries: Array<[string, TreeNode]> = [];
         const stringsSeen = new Set<string>();
+        const values = new Set<string>();
+        for (const [, value] of node.entries) {
+          if (value.kind === "string" || value.kind === "number") values.add(value.kind === "string" ? value.value.trim() : value.text);
+        }
+        recordValues.push(values);
         for (const [key, value] of node.entries) {
           const childPath: PathLink = { parent: path, key };
           const priority = keyPriority(key);
@@ -420,6 +449,10 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
           const condensed = visit(value, childPath, false, withinList);
           if (condensed === undefined) {
             if (forced || priority > 0) entries.push([key, value.kind === "string" ? stringNode("") : value]);
+            continue;
+          }
+          if (condensed.kind === "object" && settings.dropNoise && priority === 0 && !forced && repeatsRecordValues(condensed)) {
+            repeatedRecords += 1;
             continue;
           }
           if (condensed.kind === "null" && settings.dropNulls && priority === 0 && !forced) {
@@ -444,6 +477,7 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
           }
           entries.push([key, condensed]);
         }
+        recordValues.pop();
         entries = pairParallelArrays(entries, notes);
         if (entries.length === 0) return undefined;
         const only = entries[0] as [string, TreeNode];
@@ -494,6 +528,7 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
   if (droppedByOption > 0) notes.add(`dropped ${droppedByOption} field(s) matching the drop option`);
   if (droppedNulls > 0) notes.add(`dropped ${droppedNulls} null field(s)`);
   if (repeats > 0) notes.add(`wrote ${repeats} repeated value(s) once`);
+  if (repeatedRecords > 0) notes.add(`dropped ${repeatedRecords} nested record(s) whose every value already stands in the record`);
   if (tables > 0) notes.add("wrote uniform lists of records as tables");
   return result;
 }

@@ -224,6 +224,59 @@ export function previewLeaves(node: TreeNode, maxChars: number): string {
   return `{${parts.join(", ")}${omitted > 0 || queue.length >= 400 ? ", …" : ""}}`;
 }
 
+const OUTCOME_FIELD = /^(?:errors?|status|state|code|message|error_\w+|\w+_error|\w+_status)$/i;
+
+/**
+ * The fields of a record shown when only `maxFields` fit, in source order: outcome fields first
+ * in rank, then lists and tables (a record's content: line items, scan events, results), then
+ * other values, then flags (booleans, nulls). The rest goes to the one-line preview.
+ */
+export function pickFields(
+  entries: ReadonlyArray<[string, TreeNode]>,
+  maxFields: number,
+): { shown: Array<[string, TreeNode]>; rest: Array<[string, TreeNode]> } {
+  if (entries.length <= maxFields) return { shown: [...entries], rest: [] };
+  const rank = ([key, value]: [string, TreeNode]): number => {
+    if (OUTCOME_FIELD.test(key)) return 0;
+    if ((value.kind === "array" && value.items.length >= 2) || (value.kind === "table" && value.rows.length >= 2)) return 1;
+    if (value.kind === "boolean" || value.kind === "null") return 3;
+    return 2;
+  };
+  const order = entries.map((entry, index) => ({ index, rank: rank(entry) }));
+  order.sort((left, right) => left.rank - right.rank || left.index - right.index);
+  const picked = new Set(order.slice(0, maxFields).map(({ index }) => index));
+  const shown: Array<[string, TreeNode]> = [];
+  const rest: Array<[string, TreeNode]> = [];
+  entries.forEach((entry, index) => (picked.has(index) ? shown : rest).push(entry));
+  return { shown, rest };
+}
+
+const NAME_COLUMN = /(?:^|[._])(?:name|title|label|description|summary|subject|headline)$/i;
+
+/**
+ * Indexes of the table columns shown when only `maxColumns` fit, in source order: names and
+ * titles and outcome columns first, then other columns, then columns of only flags and nulls.
+ */
+export function pickColumns(table: TableNode, maxColumns: number): number[] {
+  const all = table.columns.map((_, index) => index);
+  if (all.length <= maxColumns) return all;
+  const rank = (column: number): number => {
+    const name = table.columns[column] as string;
+    const last = name.slice(name.lastIndexOf(".") + 1);
+    if (NAME_COLUMN.test(name) || OUTCOME_FIELD.test(last)) return 0;
+    const flagsOnly = table.rows.every((row) => {
+      const kind = row[column]?.kind;
+      return kind === "boolean" || kind === "null" || (kind === "string" && (row[column] as { value: string }).value === "");
+    });
+    return flagsOnly ? 2 : 1;
+  };
+  const ranked = all.map((column) => ({ column, rank: rank(column) })).sort((left, right) => left.rank - right.rank || left.column - right.column);
+  return ranked
+    .slice(0, Math.max(1, maxColumns))
+    .map(({ column }) => column)
+    .sort((left, right) => left - right);
+}
+
 class TextRenderer {
   constructor(
     private readonly writer: Writer,
@@ -251,15 +304,14 @@ class TextRenderer {
   }
 
   entries(entries: ReadonlyArray<[string, TreeNode]>, indent: string, firstPrefix: string, depth: number): void {
-    const shown = Math.min(entries.length, this.limits.maxFields);
-    for (let index = 0; index < shown && !this.writer.overflow; index += 1) {
-      const [key, value] = entries[index] as [string, TreeNode];
-      this.field(index === 0 ? firstPrefix : indent, indent, key, value, depth);
-    }
-    if (shown < entries.length) {
+    const { shown, rest } = pickFields(entries, this.limits.maxFields);
+    shown.forEach(([key, value], index) => {
+      if (!this.writer.overflow) this.field(index === 0 ? firstPrefix : indent, indent, key, value, depth);
+    });
+    if (rest.length > 0) {
       this.writer.cut = true;
-      const rest: TreeNode = { kind: "object", entries: entries.slice(shown) };
-      this.writer.line(`${indent}${moreFieldsMarker(entries.length - shown)}: ${previewLeaves(rest, this.limits.stringMax * 10)}`);
+      const restNode: TreeNode = { kind: "object", entries: rest };
+      this.writer.line(`${indent}${moreFieldsMarker(rest.length)}: ${previewLeaves(restNode, this.limits.stringMax * 10)}`);
     }
   }
 
@@ -383,14 +435,14 @@ class TextRenderer {
         .join("; ");
       this.writer.line(`${indent}in every row: ${constants}`);
     }
-    const shownColumns = Math.min(table.columns.length, this.limits.maxColumns);
-    const hiddenColumns = table.columns.length - shownColumns;
+    const columns = pickColumns(table, this.limits.maxColumns);
+    const hiddenColumns = table.columns.length - columns.length;
     if (hiddenColumns > 0) this.writer.cut = true;
-    this.writer.line(`${indent}${table.columns.slice(0, shownColumns).join(" | ")}${hiddenColumns > 0 ? ` | (${hiddenColumns} more columns)` : ""}`);
+    this.writer.line(`${indent}${columns.map((column) => table.columns[column]).join(" | ")}${hiddenColumns > 0 ? ` | (${hiddenColumns} more columns)` : ""}`);
     const { head, tailStart, omitted } = listWindow(count, table, this.limits, false);
     const row = (index: number): void => {
       const cells = table.rows[index] as ScalarNode[];
-      this.writer.line(`${indent}${cells.slice(0, shownColumns).map((cell) => cellText(cell, this.limits)).join(" | ")}`);
+      this.writer.line(`${indent}${columns.map((column) => cellText(cells[column] as ScalarNode, this.limits)).join(" | ")}`);
     };
     for (let index = 0; index < head && !this.writer.overflow; index += 1) row(index);
     if (omitted > 0) {

@@ -1,0 +1,68 @@
+import { cleanObservation } from "./clean-observation";
+
+const money = (amount: string) => ({ shop_money: { amount, currency_code: "USD" }, presentment_money: { amount, currency_code: "USD" } });
+
+describe("cleanObservation", () => {
+  describe("when a nested record only repeats values of its record", () => {
+    const order = { name: "#1047", currency: "USD", total_price: "128.47", total_price_set: money("128.47"), discount: { code: "SPRING10", amount: "10.00" } };
+    const { text, notes } = cleanObservation(order);
+
+    it("drops the repeating record (Shopify money sets) and says so", () => {
+      expect(text).not.toContain("total_price_set");
+      expect(text).not.toContain("shop_money");
+      expect(text).toContain("total_price: 128.47");
+      expect(notes.join("\n")).toMatch(/nested record\(s\) whose every value already stands in the record/);
+    });
+
+    it("keeps a nested record with a value of its own", () => {
+      expect(text).toContain("SPRING10");
+      expect(text).toContain("10.00");
+    });
+
+    it("keeps a nested record whose repeated values are short numbers or flags (chance repeats)", () => {
+      const cleaned = cleanObservation({ count: 3, enabled: true, range: { from: 3, to: 3 }, flags: { enabled: true } }).text;
+      expect(cleaned).toContain("range");
+      expect(cleaned).toContain("flags");
+    });
+
+    it("keeps the record when noise dropping is off", () => {
+      expect(cleanObservation(order, { dropNoise: false }).text).toContain("total_price_set");
+    });
+  });
+
+  describe("when a record has more fields than the budget shows", () => {
+    const record = (index: number): Record<string, unknown> => {
+      const fields: Record<string, unknown> = { id: 5812345678900 + index };
+      for (let field = 0; field < 60; field += 1) fields[`attribute_${field}`] = field % 3 === 0 ? field % 2 === 0 : `value ${field} of order ${index}`;
+      fields.line_items = [
+        { id: 1, title: `Trail Runner Sock ${index}`, price: "14.00", gift_card: false, fulfillment_status: null },
+        { id: 2, title: `Packable Rain Shell ${index}`, price: "90.00", gift_card: false, fulfillment_status: null },
+      ];
+      fields.financial_status = "paid";
+      return fields;
+    };
+    const { text, truncated } = cleanObservation({ orders: [record(1), record(2), record(3)] }, { maxChars: 3000 });
+
+    it("shows the record's lists (its content) and its status before plain fields", () => {
+      expect(truncated).toBe(true);
+      expect(text).toContain("Packable Rain Shell 1");
+      expect(text).toContain("financial_status: paid");
+    });
+  });
+
+  describe("when a table has more columns than the budget shows", () => {
+    const rows = Array.from({ length: 3 }, (_, index) => {
+      const row: Record<string, unknown> = { id: 14100000000001 + index, gift_card: false, taxable: index > 0 };
+      for (let column = 0; column < 20; column += 1) row[`c${column}`] = `${column}-${index}`;
+      row.title = `Product ${index}`;
+      return row;
+    });
+    const { text } = cleanObservation({ orders: Array.from({ length: 40 }, () => ({ note: "x".repeat(150), line_items: rows })) }, { maxChars: 2000 });
+
+    it("shows name and title columns first and flag-only columns last", () => {
+      const header = text.split("\n").find((line) => line.includes("(") && line.includes("more columns")) ?? "";
+      expect(header).toContain("title");
+      expect(header).not.toContain("gift_card");
+    });
+  });
+});
