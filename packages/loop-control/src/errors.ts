@@ -236,9 +236,13 @@ export interface RunEvictedErrorOptions extends ReinsLoopControlErrorOptions {
  */
 export class RunEvictedError extends ReinsLoopControlError {
   private readonly [RUN_EVICTED_ERROR_MARKER] = true;
+  /** The top-level run id. */
   readonly runId: string;
+  /** `idle`: no callback for `runIdleTimeoutMs`; `capacity`: `maxActiveRuns` was reached. */
   readonly reason: RunEvictionReason;
+  /** Milliseconds since the run's last callback. */
   readonly idleMs: number;
+  /** Steps the run had taken. */
   readonly steps: number;
 
   constructor(options: RunEvictedErrorOptions) {

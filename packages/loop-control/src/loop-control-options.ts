@@ -101,7 +101,7 @@ export interface LoopControlOptions {
    */
   estimateTokens?: (text: string) => number;
   /**
-   * Tools the repeat and cycle detectors ignore (their steps still count toward `maxSteps`).
+   * Tools the repeat, cycle and stall detectors ignore (their steps still count toward `maxSteps`).
    * AgentExecutor's parse-error pseudo-tool is ignored because the parser already answers a
    * repeated format mistake with a corrective observation.
    * @default ["_Exception"]
