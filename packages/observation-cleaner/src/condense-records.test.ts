@@ -65,4 +65,16 @@ describe("cleanObservation", () => {
       expect(header).not.toContain("gift_card");
     });
   });
+
+  describe("when an error carries a server stack trace", () => {
+    it("drops the trace (as for Error objects) and keeps message and code", () => {
+      const body = {
+        errors: [{ message: 'Cannot query field "emial" on type "User".', extensions: { code: "GRAPHQL_VALIDATION_FAILED", stacktrace: ["GraphQLError: Cannot query field", "    at Object.Field (/app/node_modules/graphql/validation/rules/FieldsOnCorrectTypeRule.js:51:13)"] } }],
+      };
+      const { text } = cleanObservation(body);
+      expect(text).toContain('Cannot query field "emial" on type "User".');
+      expect(text).toContain("GRAPHQL_VALIDATION_FAILED");
+      expect(text).not.toContain("FieldsOnCorrectTypeRule");
+    });
+  });
 });
