@@ -228,8 +228,9 @@ export class ToolExecutor {
   /**
    * Wraps tools. Same names, descriptions, schemas (object-schema side-effect tools gain an
    * optional `confirm: boolean`) and `returnDirect`. String-input tools stay string-input.
-   * Wrapping a tool with the same name again replaces the earlier wrapper (its breaker state
-   * is kept when it wraps the same tool object).
+   * Wrapping the same tool object again returns its existing wrapper. Wrapping another tool with
+   * the same name replaces the earlier wrapper for lookups (`policyOf`, `{ tool }` fallbacks) and
+   * keeps the name's circuit breaker and its state (the breaker guards the service, by name).
    *
    * @param tools - LangChain tools (`tool()`, `DynamicTool`, `DynamicStructuredTool`, subclasses)
    * @returns the wrapped tools, in the same order (string-input tools come back typed as
