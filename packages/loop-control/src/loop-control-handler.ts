@@ -492,7 +492,8 @@ export class LoopControlHandler extends BaseCallbackHandler {
 
   /**
    * Counts the model's final answer (a thought and a finish step), or notes that the agent
-   * finished because of a stop decision or AgentExecutor's iteration limit (no step counted).
+   * finished because of a stop decision, AgentExecutor's iteration limit or a returnDirect tool
+   * (no model turn: no step counted).
    */
   override async handleAgentEnd(finish: AgentFinish, runId: string, _parentRunId?: string): Promise<void> {
     this.guard(() => {
@@ -504,13 +505,15 @@ export class LoopControlHandler extends BaseCallbackHandler {
       const graceful = typeof reason === "string" && STOP_REASONS.has(reason) && reason !== "final_answer";
       const output = finish.returnValues?.output;
       const executorStopped = typeof output === "string" && EXECUTOR_STOPPED_OUTPUT.test(output);
+      // AgentExecutor ends a run on a returnDirect tool with an empty log: no model turn.
+      const returnDirect = !graceful && !executorStopped && (finish.log ?? "").trim().length === 0 && state.steps.length > 0;
       const now = this.options.now();
       const cycleMs = now - state.lastDecisionAtMs;
       state.lastDecisionAtMs = now;
       // Only the model's own answer is a model turn (thought) and a finish; a graceful stop's
       // answer and AgentExecutor's iteration-limit answer are counted by stops_total instead, so
       // action + finish never exceeds thought (the thought/action gap stays ≥ 0).
-      if (!graceful && !executorStopped) {
+      if (!graceful && !executorStopped && !returnDirect) {
         this.emit({ type: "step", runId: state.runId, step: "thought" });
         this.emit({ type: "step_duration", runId: state.runId, phase: "cycle", durationMs: cycleMs });
         this.emit({ type: "step", runId: state.runId, step: "finish" });
@@ -522,7 +525,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
         step: state.steps.length + 1,
         startedAt: new Date(now).toISOString(),
         durations: { ...(state.lastLlmMs !== undefined ? { llmMs: state.lastLlmMs } : {}), cycleMs },
-        thought: graceful || executorStopped ? "" : thoughtOf(finish.log ?? ""),
+        thought: graceful || executorStopped || returnDirect ? "" : thoughtOf(finish.log ?? ""),
         repairs: [],
         outcome: "finish",
         stopReason: state.finishStopReason,

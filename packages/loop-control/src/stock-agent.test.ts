@@ -122,6 +122,30 @@ describe("LoopControlHandler with the stock createReactAgent and AgentExecutor",
     });
   });
 
+  describe("with a returnDirect tool", () => {
+    it.each(["invoke", "stream"])("counts no model turn for the executor's finish (%s), so the thought/action gap stays 0", async (path) => {
+      const lookup = new DynamicTool({ name: "lookup", description: "Looks up.", returnDirect: true, func: async () => "42" });
+      const llm = new ReplayChatModel({ replies: ["I should look it up.\nAction: lookup\nAction Input: answer"] });
+      const agent = await createReactAgent({ llm, tools: [lookup], prompt: PROMPT });
+      const executor = new AgentExecutor({ agent, tools: [lookup] });
+      const steps: Record<string, number> = { thought: 0, action: 0, observation: 0, finish: 0 };
+      const ends: unknown[] = [];
+      const handler = new LoopControlHandler({
+        onEvent: (event) => {
+          if (event.type === "step") steps[event.step] += 1;
+          if (event.type === "run_end") ends.push(event);
+        },
+      });
+      if (path === "invoke") {
+        expect((await executor.invoke({ input: "?" }, { callbacks: [handler] })).output).toBe("42");
+      } else {
+        for await (const chunk of await executor.stream({ input: "?" }, { callbacks: [handler] })) expect(chunk).toBeDefined();
+      }
+      expect(steps).toEqual({ thought: 1, action: 1, observation: 1, finish: 0 });
+      expect(ends).toEqual([expect.objectContaining({ status: "success", stopReason: "final_answer" })]);
+    });
+  });
+
   describe("stream() that the caller stops reading", () => {
     it("never ends the run, so its state is evicted when a run starts after runIdleTimeoutMs", async () => {
       const replies = ["a", "b", "c"].map((city) => `I should check ${city}.\nAction: search\nAction Input: ${city}`);
