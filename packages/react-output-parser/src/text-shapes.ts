@@ -296,12 +296,22 @@ export function looksLikePlan(text: string): boolean {
   return PLAN_PREFIXES.some((prefix) => lower.startsWith(prefix)) || PLAN_PHRASES.some((phrase) => lower.includes(phrase));
 }
 
-/** Whether text stops mid-sentence (ends with a letter, digit, comma or dash). */
+/** Words a sentence does not end on: text ending with one was cut off. */
+const DANGLING_WORDS = new Set(["to", "the", "a", "an", "of", "and", "or", "with", "for", "in", "on", "at", "by", "from", "that", "is", "are", "was", "will", "would", "should", "need", "my", "your", "their", "this", "these", "if", "because", "but", "so", "then", "as", "into", "than"]);
+
+/**
+ * Whether text stops mid-sentence: it ends with a comma, dash, colon or opening bracket, or with a
+ * word no sentence ends on ("… I will first need to"). A reply ending in a name or a number
+ * ("The capital is Paris") is complete.
+ */
 export function looksTruncated(text: string): boolean {
   const trimmed = text.trimEnd();
   if (trimmed.length === 0) return false;
   const last = trimmed[trimmed.length - 1];
-  return /[\p{L}\p{N},\-]/u.test(last);
+  if (last === "," || last === "-" || last === ":" || last === "(" || last === "\uff0c") return true;
+  let start = trimmed.length;
+  while (start > 0 && start > trimmed.length - 20 && /[A-Za-z]/.test(trimmed[start - 1])) start -= 1;
+  return DANGLING_WORDS.has(trimmed.slice(start).toLowerCase());
 }
 
 /**
