@@ -1,6 +1,7 @@
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { ToolMessage } from "@langchain/core/messages";
-import { DynamicStructuredTool, DynamicTool, tool } from "@langchain/core/tools";
+import { DynamicStructuredTool, DynamicTool, StructuredTool, Tool, tool, type StructuredToolInterface } from "@langchain/core/tools";
+import { z as zodV3Static } from "zod/v3";
 import { RunContextStore, type ReinsEvent, type ToolCallEvent } from "@reins/core";
 import { z } from "zod";
 import { never, settleWithFakeTimers } from "./__fixtures__/fake-time";
@@ -759,6 +760,62 @@ describe("ToolExecutor cancellation", () => {
       expect(observation).toBe('Tool "slow" was cancelled before it finished.');
       expect(hanging.calls).toHaveLength(1);
       expect(toolCalls()[0].outcome).toBe("error");
+    });
+  });
+});
+
+describe("ToolExecutor tool kinds", () => {
+  class EchoObjectTool extends StructuredTool {
+    name = "echo_subclass";
+    description = "Echoes q.";
+    schema = z.object({ q: z.string() });
+    protected async _call(input: { q: string }): Promise<string> {
+      return `echo ${input.q}`;
+    }
+  }
+  class EchoStringTool extends Tool {
+    name = "echo_string_subclass";
+    description = "Echoes its input.";
+    protected async _call(input: string): Promise<string> {
+      return `echo ${input}`;
+    }
+  }
+  const echo = async (input: string | { q: string }): Promise<string> => `echo ${typeof input === "string" ? input : input.q}`;
+  const kinds: ReadonlyArray<[string, () => StructuredToolInterface, "string" | "object"]> = [
+    ["tool() with a string input", () => tool(echo, { name: "t_string", description: "Echoes." }), "string"],
+    ["tool() with a zod v4 object schema", () => tool(echo, { name: "t_v4", description: "Echoes.", schema: z.object({ q: z.string() }) }), "object"],
+    ["tool() with a zod v3 object schema", () => tool(echo, { name: "t_v3", description: "Echoes.", schema: zodV3Static.object({ q: zodV3Static.string() }) }), "object"],
+    ["DynamicTool", () => new DynamicTool({ name: "dynamic", description: "Echoes.", func: echo }), "string"],
+    ["DynamicStructuredTool", () => new DynamicStructuredTool({ name: "dynamic_structured", description: "Echoes.", schema: z.object({ q: z.string() }), func: echo }), "object"],
+    ["a StructuredTool subclass", () => new EchoObjectTool(), "object"],
+    ["a Tool subclass", () => new EchoStringTool(), "string"],
+  ];
+
+  describe.each(kinds)("with %s", (_label, make, kind) => {
+    const input = kind === "string" ? "hello" : { q: "hello" };
+
+    it("answers a plain input, a JSON/text input and a LangGraph ToolCall like the original", async () => {
+      const original = make();
+      const [wrapped] = new ToolExecutor().wrap([original]);
+      expect(wrapped.name).toBe(original.name);
+      await expect(wrapped.invoke(input as never)).resolves.toBe("echo hello");
+      await expect(wrapped.invoke((kind === "string" ? "hello" : '{"q":"hello"}') as never)).resolves.toBe("echo hello");
+      const args = kind === "string" ? { input: "hello" } : { q: "hello" };
+      const message = await wrapped.invoke({ id: "call-1", name: original.name, args, type: "tool_call" } as never);
+      expect(message).toBeInstanceOf(ToolMessage);
+      expect(message).toMatchObject({ content: "echo hello", tool_call_id: "call-1", name: original.name });
+    });
+
+  });
+
+  describe.each(kinds.filter(([, , kind]) => kind === "object"))("with %s and invalid ToolCall args", (_label, make) => {
+    it("answers an error ToolMessage with field-level messages instead of throwing", async () => {
+      const original = make();
+      const [wrapped] = new ToolExecutor({ defaults: { retry: false } }).wrap([original]);
+      const message = (await wrapped.invoke({ id: "call-2", name: original.name, args: { q: 42 }, type: "tool_call" } as never)) as ToolMessage;
+      expect(message).toBeInstanceOf(ToolMessage);
+      expect(message.status).toBe("error");
+      expect(String(message.content)).toMatch(new RegExp(`^Invalid input for tool "${original.name}": q: .*string`));
     });
   });
 });
