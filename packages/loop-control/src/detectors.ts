@@ -34,6 +34,13 @@ export interface RepeatDetectorOptions {
    */
   readonly requireSameObservation: boolean;
   /**
+   * Tools that are polled (a job status, a queue length): for these only, a repeat counts as
+   * with `requireSameObservation`, so polling a changing result is never flagged while every
+   * other tool keeps the default rule.
+   * @default []
+   */
+  readonly pollingTools: readonly string[];
+  /**
    * How many recent actions are compared.
    * @default 20
    */
@@ -119,6 +126,12 @@ function fingerprintsMatch(left: string | undefined, right: string | undefined):
   return left === undefined || right === undefined || left === right;
 }
 
+/** The tool name part of an `actionKey` (tool name, NUL, normalised input). */
+export function toolNameOf(key: string): string {
+  const separator = key.indexOf("\u0000");
+  return separator < 0 ? key : key.slice(0, separator);
+}
+
 /**
  * How many times the action `key` has now been repeated.
  *
@@ -136,7 +149,9 @@ export function countRepeats(
   const occurrences = recent.filter((record) => record.key === key);
   if (occurrences.length === 0) return { count: 1 };
   const previous = occurrences[occurrences.length - 1];
-  if (!options.requireSameObservation) return { count: occurrences.length + 1, previous };
+  if (!options.requireSameObservation && !options.pollingTools.includes(toolNameOf(key))) {
+    return { count: occurrences.length + 1, previous };
+  }
   let streak = 0;
   for (let index = occurrences.length - 1; index >= 0; index -= 1) {
     if (!fingerprintsMatch(occurrences[index].observationFingerprint, previous.observationFingerprint)) break;

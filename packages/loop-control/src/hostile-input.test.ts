@@ -279,4 +279,36 @@ describe("LoopControlHandler", () => {
       expect(stepCounts(events)).toEqual({ thought: 2, action: 1, observation: 1, finish: 1 });
     });
   });
+
+  describe("with repeat.pollingTools", () => {
+    it("lets the listed tool poll with changing results while other tools keep the default repeat rule", async () => {
+      const events: ReinsEvent[] = [];
+      const handler = new LoopControlHandler({ repeat: { pollingTools: ["job_status"] }, onEvent: (event) => events.push(event) });
+      const run = new RunDriver(handler, "r");
+      await run.start();
+      for (const status of ["queued", "running 10%", "running 60%", "done"]) {
+        expect(await run.step({ tool: "job_status", toolInput: "42", observation: status, thought: `Check job 42 again (${status}).` })).toBeUndefined();
+      }
+      expect(events.filter((event) => event.type === "loop_detection")).toEqual([]);
+      await run.step(search("report 42", "ready"));
+      await run.step(search("report 42", "ready"));
+      const error = await run.step(search("report 42"));
+      expect(error).toMatchObject({ stopReason: "repeat" });
+    });
+
+    it("still stops the listed tool when it keeps returning the same result", async () => {
+      const handler = new LoopControlHandler({ repeat: { pollingTools: ["job_status"] } });
+      const run = new RunDriver(handler, "r");
+      await run.start();
+      const poll = { tool: "job_status", toolInput: "42", observation: "queued" };
+      for (let index = 0; index < 3; index += 1) expect(await run.step(poll)).toBeUndefined();
+      expect(await run.step(poll)).toMatchObject({ stopReason: "repeat" });
+    });
+
+    it("rejects a pollingTools that is not a list of tool names", () => {
+      expect(() => new LoopControlHandler({ repeat: { pollingTools: "job_status" as unknown as string[] } })).toThrow(
+        expect.objectContaining({ field: "repeat.pollingTools" }),
+      );
+    });
+  });
 });

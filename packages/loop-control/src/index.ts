@@ -12,6 +12,7 @@ export {
   countRepeats,
   countStalledThoughts,
   detectCycle,
+  toolNameOf,
   type ActionRecord,
   type CycleDetectorOptions,
   type CycleMatch,

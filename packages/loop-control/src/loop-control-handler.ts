@@ -843,7 +843,8 @@ export class LoopControlHandler extends BaseCallbackHandler {
     if (!step.detected) return undefined;
     const earlier = state.steps.slice(0, -1).filter((candidate) => candidate.detected);
     const { repeat, cycle, stall } = this.options;
-    const sameObservation = repeat !== false && repeat.requireSameObservation;
+    const sameObservation =
+      repeat !== false && (repeat.requireSameObservation || repeat.pollingTools.includes(step.action.tool));
     const cycleMatch = cycle === false ? undefined : detectCycle([...earlier, { key: step.key }], cycle, sameObservation);
     const asCycle = (match: CycleMatch, level: "warn" | "stop"): LoopDetection => {
       const count = Math.floor(match.repetitions);

@@ -47,7 +47,7 @@ export interface LoopControlOptions {
   onEvent?: ReinsEventListener;
   /**
    * The repeat detector (fields merged over the defaults), or `false` to turn it off.
-   * @default { warnAt: 2, stopAt: 3, requireSameObservation: false, window: 20 }
+   * @default { warnAt: 2, stopAt: 3, requireSameObservation: false, pollingTools: [], window: 20 }
    */
   repeat?: Partial<RepeatDetectorOptions> | false;
   /**
@@ -183,7 +183,13 @@ function warnProcess(error: unknown): void {
 /** Defaults of {@link LoopControlOptions}. */
 export const DEFAULT_LOOP_CONTROL_OPTIONS = Object.freeze({
   mode: "throw" as const,
-  repeat: Object.freeze<RepeatDetectorOptions>({ warnAt: 2, stopAt: 3, requireSameObservation: false, window: 20 }),
+  repeat: Object.freeze<RepeatDetectorOptions>({
+    warnAt: 2,
+    stopAt: 3,
+    requireSameObservation: false,
+    pollingTools: Object.freeze([]) as readonly string[],
+    window: 20,
+  }),
   cycle: Object.freeze<CycleDetectorOptions>({ minPeriod: 2, maxPeriod: 5, warnRepetitions: 2, stopRepetitions: 3, window: 20 }),
   stall: Object.freeze<StallDetectorOptions>({
     warnAt: 3,
@@ -260,7 +266,10 @@ function resolveRepeat(value: LoopControlOptions["repeat"]): RepeatDetectorOptio
   if (merged.stopAt < 2) fail("repeat.stopAt", merged.stopAt, "a repeat needs at least 2 calls");
   if (merged.warnAt > merged.stopAt) fail("repeat.warnAt", merged.warnAt, "must be ≤ repeat.stopAt (equal: stop without a warning)");
   if (typeof merged.requireSameObservation !== "boolean") fail("repeat.requireSameObservation", merged.requireSameObservation, "expected a boolean");
-  return Object.freeze(merged);
+  if (!Array.isArray(merged.pollingTools) || merged.pollingTools.some((name) => typeof name !== "string")) {
+    fail("repeat.pollingTools", merged.pollingTools, "expected an array of tool names");
+  }
+  return Object.freeze({ ...merged, pollingTools: Object.freeze([...merged.pollingTools]) });
 }
 
 function resolveCycle(value: LoopControlOptions["cycle"]): CycleDetectorOptions | false {
