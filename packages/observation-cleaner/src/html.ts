@@ -14,6 +14,12 @@ const SKIPPED_SELECTORS = [
   ".navbox", ".vertical-navbox", ".navigation", ".breadcrumb", ".breadcrumbs", ".menu", ".sidebar",
   ".reference", ".mw-editsection", ".mw-jump-link", ".noprint", ".sr-only", ".visually-hidden",
   ".advert", ".advertisement", ".ad", ".ads", ".share", ".social", ".cookie", ".cookies", ".skip-link",
+  // Boilerplate recognised by a part of its class or id: consent banners (OneTrust, GDPR bars),
+  // newsletter boxes, share bars, comment threads, related-post lists, site headers/footers/menus.
+  "[class*=cookie]", "[id*=cookie]", "[class*=consent]", "[id*=consent]", "[class*=gdpr]", "[id*=gdpr]",
+  "[id*=onetrust]", "[class*=newsletter]", "[class*=share-]", "[class*=sharing]", "[class*=social-]",
+  "[class*=comments]", "[id=comments]", "[class*=related-]", "[class*=site-header]", "[class*=site-footer]",
+  "[class*=site-nav]", "[class*=announcement]", "[class*=table-of-contents]", "[class*=skip-to]",
 ];
 
 const headingFormatter: FormatCallback = (element, walk, builder) => {
