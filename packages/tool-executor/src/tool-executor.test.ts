@@ -314,6 +314,30 @@ describe("ToolExecutor", () => {
     });
   });
 
+  describe("fallback to a side-effect tool", () => {
+    it("never calls the backup (it would skip dry run and confirmation), answers the original failure and logs the bad policy", async () => {
+      const errors: string[] = [];
+      const { toolCalls, options } = recorder();
+      const refund = scriptedStringTool("refund", [(input) => `refunded ${input}`]);
+      const primary = scriptedStringTool("charge", [
+        () => {
+          throw { status: 503, message: "gateway down" };
+        },
+      ]);
+      const [wrapped] = new ToolExecutor({
+        ...options,
+        logger: { error: (message) => errors.push(message) },
+        defaults: { retry: false },
+        policies: { charge: { fallback: { tool: "refund" } }, refund: { sideEffects: true } },
+      }).wrap([primary.tool, refund.tool]);
+      const observation = await wrapped.invoke("order 7");
+      expect(refund.calls).toEqual([]);
+      expect(observation).toMatch(/^Tool "charge" failed with a temporary error: gateway down/);
+      expect(toolCalls().map((event) => event.outcome)).toEqual(["error"]);
+      expect(errors.some((message) => message.includes('"refund" has sideEffects'))).toBe(true);
+    });
+  });
+
   describe("cache", () => {
     it("serves an identical call within ttlMs from the cache and calls again after expiry", async () => {
       jest.useFakeTimers();

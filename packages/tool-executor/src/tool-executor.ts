@@ -760,11 +760,14 @@ export class ToolExecutor {
       if ("message" in fallback) return { observation: ensureReadableObservation(fallback.message, toolName), outcome: "fallback", error: cause };
       if ("value" in fallback) return { observation: this.format(fallback.value, context), outcome: "fallback", error: cause, artifact: fallback.value };
       const backup = this.states.get(fallback.tool);
-      if (backup === undefined || backup === state) {
+      if (backup === undefined || backup === state || backup.policy.sideEffects) {
         const error = new ToolExecutorOptionsError({
           field: `policies.${toolName}.fallback.tool`,
           value: fallback.tool,
-          reason: `no other tool named "${fallback.tool}" is wrapped by this executor (wrapped: ${[...this.states.keys()].join(", ")})`,
+          reason:
+            backup !== undefined && backup !== state
+              ? `"${fallback.tool}" has sideEffects: a fallback call would skip its dry run, confirmation and idempotency key`
+              : `no other tool named "${fallback.tool}" is wrapped by this executor (wrapped: ${[...this.states.keys()].join(", ")})`,
         });
         this.log("error", error.message, { toolName, error });
         return this.failure(state, cause, attempts);

@@ -117,7 +117,9 @@ export interface BulkheadOptions {
  * - `{ value }`: this value, formatted like a tool result;
  * - a function `(error, toolInput) => result` (may be async): its result, formatted;
  * - `{ tool: "backup_tool" }`: the same input is sent to another tool wrapped by this executor
- *   (its own policy applies; its fallback does not chain further).
+ *   (its own timeout/retry/breaker/bulkhead apply; its fallback does not chain further; it must not
+ *   be a `sideEffects` tool, since the fallback call skips dry run, confirmation and call cap —
+ *   such a fallback is refused and logged at `error`, and the original failure answers).
  */
 export type ToolFallback =
   | string
