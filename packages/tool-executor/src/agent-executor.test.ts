@@ -263,6 +263,35 @@ describe.each<ExecutorPath>(["invoke", "stream"])("ToolExecutor with the stock A
     });
   });
 
+  describe("when the loop controller has stopped the run", () => {
+    it("answers the stop note without calling the tool", async () => {
+      const store = new RunContextStore();
+      const handler = new RunRegisteringHandler(store);
+      const stopping = new (class extends BaseCallbackHandler {
+        name = "stopping";
+        constructor() {
+          super({ raiseError: true });
+        }
+        async handleAgentAction(_action: unknown, runId: string): Promise<void> {
+          const context = store.contextOf(runId);
+          if (context !== undefined) context.loop.stop = { reason: "repeat", message: "Repeated action." };
+        }
+      })();
+      const events: ReinsEvent[] = [];
+      const search = stringTool("search", [(input) => `r:${input}`]);
+      const executor = new ToolExecutor({ runContext: store, onEvent: (event) => events.push(event) });
+      const result = await runStockAgent({
+        path,
+        tools: executor.wrap([search.tool]),
+        replies: [actionReply("search", "1"), finalReply("done")],
+        callbacks: [handler, stopping],
+      });
+      expect(search.calls).toEqual([]);
+      expect(result.steps[0].observation).toMatch(/^Tool "search" was not called: this task is being stopped/);
+      expect(toolCallEvents(events).map((event) => [event.outcome, event.runId])).toEqual([["rejected", handler.topLevelRunIds[0]]]);
+    });
+  });
+
   describe("a returnDirect tool", () => {
     it("passes returnDirect through, so the run ends on the tool's observation", async () => {
       const direct = new DynamicTool({ name: "final_lookup", description: "Answers directly.", returnDirect: true, func: async () => "the direct answer" });
