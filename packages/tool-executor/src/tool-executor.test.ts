@@ -91,6 +91,12 @@ describe("ToolExecutor", () => {
       expect(Object.keys(shape).sort()).toEqual(["confirm", "to"]);
     });
 
+    it.each(["constructor", "toString", "hasOwnProperty", "__proto__"])("wraps a tool named %s without a policy of that name", async (name) => {
+      const named = scriptedStringTool(name, [(input) => `ok ${input}`]);
+      const [wrapped] = new ToolExecutor({ policies: { other: { timeoutMs: 5 } } }).wrap([named.tool]);
+      await expect(wrapped.invoke("x")).resolves.toBe("ok x");
+    });
+
     it("fails fast naming the bad policy field", () => {
       expect(() => new ToolExecutor({ policies: { search: { retry: { maxAttempts: 0 } } } })).toThrow(ToolExecutorOptionsError);
       try {

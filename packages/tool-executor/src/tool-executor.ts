@@ -271,7 +271,9 @@ export class ToolExecutor {
     }
     const existing = this.states.get(tool.name);
     if (existing !== undefined && existing.original === tool) return existing.wrapped;
-    const policy = resolveToolPolicy(this.options.defaults, this.options.policies[tool.name], `policies.${tool.name}`);
+    // Own keys only: a tool named "constructor" or "toString" must not pick up Object.prototype members.
+    const override = Object.prototype.hasOwnProperty.call(this.options.policies, tool.name) ? this.options.policies[tool.name] : undefined;
+    const policy = resolveToolPolicy(this.options.defaults, override, `policies.${tool.name}`);
     const kind: InputKind = isStringInputTool(tool) ? "string" : "object";
     const schema = kind === "object" && policy.sideEffects ? withConfirmField(tool.schema) : tool.schema;
     const state: ToolState = {
