@@ -43,6 +43,7 @@ export {
 export { actionKey, fingerprintObservation, normalizeToolInput, stableStringify } from "./fingerprint";
 export {
   buildLoopStopFinish,
+  resolveLoopFinishOptions,
   stripLoopNotes,
   DEFAULT_LOOP_FINISH_OPTIONS,
   LOOP_FINISH_INTROS,

@@ -1,4 +1,4 @@
-import { buildLoopStopFinish, DEFAULT_LOOP_FINISH_OPTIONS, stripLoopNotes } from "./loop-finish";
+import { buildLoopStopFinish, DEFAULT_LOOP_FINISH_OPTIONS, resolveLoopFinishOptions, stripLoopNotes } from "./loop-finish";
 
 describe("buildLoopStopFinish", () => {
   const steps = [
@@ -68,5 +68,34 @@ describe("stripLoopNotes", () => {
   });
   it("returns text without notes unchanged", () => {
     expect(stripLoopNotes("  a\nb  ")).toBe("  a\nb  ");
+  });
+});
+
+describe("resolveLoopFinishOptions", () => {
+  describe("with invalid options", () => {
+    it.each([
+      [{ maxFindings: -1 }, "maxFindings"],
+      [{ maxFindings: Number.NaN }, "maxFindings"],
+      [{ maxObservationChars: 0 }, "maxObservationChars"],
+      [{ escapeHatch: 42 }, "escapeHatch"],
+      [{ outputKey: "" }, "outputKey"],
+      [{ ignoreTools: "_Exception" }, "ignoreTools"],
+    ])("throws a TypeError naming the field for %j", (options, field) => {
+      expect(() => resolveLoopFinishOptions(options as never)).toThrow(new RegExp(`^Invalid loop finish option "${field}"`));
+      expect(() => resolveLoopFinishOptions(options as never)).toThrow(TypeError);
+    });
+  });
+});
+
+describe("buildLoopStopFinish", () => {
+  describe("with invalid options at stop time", () => {
+    it("still gives the graceful answer, using the defaults for the invalid fields", () => {
+      const finish = buildLoopStopFinish(
+        { reason: "repeat", message: "m" },
+        [{ action: { tool: "search", toolInput: "x" }, observation: "22 °C" }],
+        { maxFindings: Number.NaN, maxObservationChars: Number.NaN } as never,
+      );
+      expect(finish.returnValues.output).toContain("- search(x): 22 °C");
+    });
   });
 });

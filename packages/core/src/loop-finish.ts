@@ -76,6 +76,55 @@ export const DEFAULT_LOOP_FINISH_OPTIONS = Object.freeze({
   ignoreTools: Object.freeze(["_Exception"]) as readonly string[],
 });
 
+type LoopFinishField = keyof LoopFinishOptions;
+
+/** Why `value` is not a valid `field` of {@link LoopFinishOptions}, or `undefined` when it is. */
+function loopFinishProblem(field: LoopFinishField, value: unknown): string | undefined {
+  switch (field) {
+    case "escapeHatch":
+      return typeof value === "string" ? undefined : "expected a string (empty leaves the line out)";
+    case "outputKey":
+      return typeof value === "string" && value.length > 0 ? undefined : "expected a non-empty string";
+    case "maxFindings":
+      return typeof value === "number" && Number.isInteger(value) && value >= 0 ? undefined : "expected an integer ≥ 0";
+    case "maxObservationChars":
+      return typeof value === "number" && Number.isInteger(value) && value >= 1 ? undefined : "expected an integer ≥ 1";
+    case "ignoreTools":
+      return Array.isArray(value) && value.every((tool) => typeof tool === "string") ? undefined : "expected an array of tool names";
+  }
+}
+
+const LOOP_FINISH_FIELDS: readonly LoopFinishField[] = ["escapeHatch", "maxFindings", "maxObservationChars", "outputKey", "ignoreTools"];
+
+/**
+ * Merges `options` over {@link DEFAULT_LOOP_FINISH_OPTIONS} and validates every field, so an agent
+ * can fail fast at construction instead of degrading its graceful answer at stop time.
+ *
+ * @param options - see {@link LoopFinishOptions}
+ * @returns every option set
+ * @throws {TypeError} `Invalid loop finish option "<field>": …` for the first invalid field
+ */
+export function resolveLoopFinishOptions(options: LoopFinishOptions = {}): Readonly<Required<LoopFinishOptions>> {
+  if (typeof options !== "object" || options === null) throw new TypeError("Invalid loop finish options: expected an object.");
+  const resolved: Record<string, unknown> = { ...DEFAULT_LOOP_FINISH_OPTIONS };
+  for (const field of LOOP_FINISH_FIELDS) {
+    const value = options[field];
+    if (value === undefined) continue;
+    const problem = loopFinishProblem(field, value);
+    if (problem !== undefined) throw new TypeError(`Invalid loop finish option "${field}": ${problem}.`);
+    resolved[field] = value;
+  }
+  return Object.freeze(resolved) as Readonly<Required<LoopFinishOptions>>;
+}
+
+/** A field's value when valid, else its default: a stop must still end with a graceful answer. */
+function lenient<F extends LoopFinishField>(options: LoopFinishOptions, field: F): NonNullable<LoopFinishOptions[F]> {
+  const value = options[field];
+  return (value !== undefined && loopFinishProblem(field, value) === undefined ? value : DEFAULT_LOOP_FINISH_OPTIONS[field]) as NonNullable<
+    LoopFinishOptions[F]
+  >;
+}
+
 /** The user-facing first sentence for each stop reason. */
 export const LOOP_FINISH_INTROS: Readonly<Record<StopReason, string>> = Object.freeze({
   final_answer: "Here is what I found.",
@@ -100,7 +149,8 @@ function oneLine(value: unknown, maxChars: number): string {
 }
 
 /**
- * Builds the `AgentFinish` for a stopped run.
+ * Builds the `AgentFinish` for a stopped run. It never throws for bad options: an invalid field
+ * falls back to its default (validate early with {@link resolveLoopFinishOptions}).
  *
  * `returnValues` carries the answer under `outputKey` (and under `output`) plus `stopReason`, so
  * AgentExecutor's result has `{ output, stopReason }`. `log` holds the operator-facing decision
@@ -123,11 +173,12 @@ export function buildLoopStopFinish(
   steps: readonly LoopFinishStep[],
   options: LoopFinishOptions = {},
 ): LoopStopFinish {
-  const escapeHatch = options.escapeHatch ?? DEFAULT_LOOP_FINISH_OPTIONS.escapeHatch;
-  const maxFindings = options.maxFindings ?? DEFAULT_LOOP_FINISH_OPTIONS.maxFindings;
-  const maxObservationChars = options.maxObservationChars ?? DEFAULT_LOOP_FINISH_OPTIONS.maxObservationChars;
-  const outputKey = options.outputKey ?? DEFAULT_LOOP_FINISH_OPTIONS.outputKey;
-  const ignoreTools = new Set(options.ignoreTools ?? DEFAULT_LOOP_FINISH_OPTIONS.ignoreTools);
+  const safeOptions = typeof options === "object" && options !== null ? options : {};
+  const escapeHatch = lenient(safeOptions, "escapeHatch");
+  const maxFindings = lenient(safeOptions, "maxFindings");
+  const maxObservationChars = lenient(safeOptions, "maxObservationChars");
+  const outputKey = lenient(safeOptions, "outputKey");
+  const ignoreTools = new Set(lenient(safeOptions, "ignoreTools"));
 
   // Latest result per tool and input, most recent last; loop notes removed.
   const findings: string[] = [];
