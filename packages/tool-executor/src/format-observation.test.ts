@@ -6,6 +6,9 @@ describe("defaultFormatObservation", () => {
   describe("with any result", () => {
     const circular: Record<string, unknown> = { a: 1 };
     circular.self = circular;
+    const shared = { city: "Oslo" };
+    const deep: { list: Array<Record<string, unknown>> } = { list: [] };
+    deep.list.push({ parent: deep, n: 1 });
     it.each([
       ["a string", "hello", "hello"],
       ["undefined", undefined, 'Tool "t" returned no data.'],
@@ -19,6 +22,9 @@ describe("defaultFormatObservation", () => {
       ["bytes", new TextEncoder().encode("héllo"), "héllo"],
       ["an object with a BigInt", { n: 5n }, '{"n":"5"}'],
       ["a circular object", circular, '{"a":1,"self":"[Circular]"}'],
+      ["an object shared by two keys (not circular)", { from: shared, to: shared }, '{"from":{"city":"Oslo"},"to":{"city":"Oslo"}}'],
+      ["an array repeating one object", [shared, shared], '[{"city":"Oslo"},{"city":"Oslo"}]'],
+      ["a cycle deeper down", deep, '{"list":[{"parent":"[Circular]","n":1}]}'],
     ])("formats %s", (_label, result, expected) => {
       expect(defaultFormatObservation(result, context)).toBe(expected);
     });

@@ -4,8 +4,9 @@ import { MODEL_MESSAGES } from "./messages";
  * Turns a successful tool result into the observation text (the executor's `formatObservation`
  * option replaces it). Strings pass through; `undefined`, `null` and blank strings become
  * "returned no data"; numbers, booleans and BigInts are printed; a `Date` becomes ISO-8601; bytes
- * are decoded as UTF-8; objects and arrays become JSON (circular references as `"[Circular]"`,
- * BigInts as strings). Never returns `""`, `"undefined"` or `"[object Object]"`.
+ * are decoded as UTF-8; objects and arrays become JSON (circular references as `"[Circular]"`, an
+ * object shared by several keys printed each time, BigInts as strings). Never returns `""`,
+ * `"undefined"` or `"[object Object]"`.
  *
  * @param result - the tool's raw result
  * @param context - the tool name (for the "no data" message) and input
@@ -37,13 +38,16 @@ function formatValue(result: unknown, toolName: string): string {
   }
   if (result instanceof Date) return Number.isNaN(result.getTime()) ? MODEL_MESSAGES.unreadable(toolName) : result.toISOString();
   if (result instanceof Uint8Array) return new TextDecoder("utf-8").decode(result);
-  const seen = new WeakSet<object>();
+  // Objects on the path from the root to the current value: only a reference back to one of them
+  // is circular (the same object reached twice through different keys is printed both times).
+  const ancestors: object[] = [];
   try {
-    const text = JSON.stringify(result, (_key, value: unknown) => {
+    const text = JSON.stringify(result, function (this: unknown, _key: string, value: unknown) {
       if (typeof value === "bigint") return value.toString();
       if (typeof value === "object" && value !== null) {
-        if (seen.has(value)) return "[Circular]";
-        seen.add(value);
+        while (ancestors.length > 0 && ancestors[ancestors.length - 1] !== this) ancestors.pop();
+        if (ancestors.includes(value)) return "[Circular]";
+        ancestors.push(value);
       }
       return value;
     });
