@@ -27,5 +27,15 @@ describe("startMetricsServer", () => {
       await expect(startMetricsServer({ registry: new Registry(), port: 70000 })).rejects.toMatchObject({ field: "port" });
       await expect(startMetricsServer({ registry: new Registry(), path: "metrics" })).rejects.toBeInstanceOf(MetricsOptionsError);
     });
+
+    it.each([
+      [{ path: 5 }, "path"],
+      [{ host: 127 }, "host"],
+      [{ host: "" }, "host"],
+    ])("rejects %j with MetricsOptionsError naming the field", async (options, field) => {
+      const attempt = startMetricsServer({ registry: new Registry(), ...(options as object) });
+      await expect(attempt).rejects.toBeInstanceOf(MetricsOptionsError);
+      await expect(attempt).rejects.toMatchObject({ field });
+    });
   });
 });

@@ -40,7 +40,7 @@ export interface MetricsServer {
  *
  * @param options - see {@link MetricsServerOptions}
  * @returns the running server
- * @throws {MetricsOptionsError} when `port` or `path` is invalid
+ * @throws {MetricsOptionsError} when `port`, `host` (empty would bind every interface) or `path` is invalid
  * @example
  * ```ts
  * const metrics = createAgentMetrics();
@@ -58,9 +58,12 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new MetricsOptionsError({ field: "port", value: port, reason: "expected an integer from 0 to 65535" });
   }
-  const host = options.host ?? "127.0.0.1";
-  const path = options.path ?? "/metrics";
-  if (!path.startsWith("/")) throw new MetricsOptionsError({ field: "path", value: path, reason: 'expected a path starting with "/"' });
+  const host: unknown = options.host ?? "127.0.0.1";
+  if (typeof host !== "string" || host.length === 0) {
+    throw new MetricsOptionsError({ field: "host", value: host, reason: "expected an interface name or address" });
+  }
+  const path: unknown = options.path ?? "/metrics";
+  if (typeof path !== "string" || !path.startsWith("/")) throw new MetricsOptionsError({ field: "path", value: path, reason: 'expected a path starting with "/"' });
 
   const server: Server = createServer((request, response) => {
     const requestPath = (request.url ?? "/").split("?")[0];
