@@ -322,9 +322,28 @@ export function isSchemaEcho(value: unknown): boolean {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   const record = value as Record<string, unknown>;
   if (record.type === "object" && (typeof record.properties === "object" || Array.isArray(record.required))) return true;
+  if (isSchemaDocument(record)) return true;
   const entries = Object.entries(record);
   if (entries.length === 0) return false;
   return entries.every(([, field]) => isSchemaField(field));
+}
+
+/** Keys of a JSON-schema document besides `properties` (a schema without `"type": "object"`). */
+const SCHEMA_DOCUMENT_KEYS = new Set(["type", "title", "description", "required", "additionalProperties", "$schema", "definitions", "$defs"]);
+
+/**
+ * A JSON-schema object document echoed without `"type": "object"`: `{"properties": {...}}` where
+ * every property is a schema field, and any other key is a schema keyword (`required`, `title`, …).
+ * Real arguments named `properties` (`{"database_id": …, "properties": {"Status": "Done"}}`) hold
+ * values, not schema fields, so they are not mistaken for it.
+ */
+function isSchemaDocument(record: Record<string, unknown>): boolean {
+  const properties = record.properties;
+  if (typeof properties !== "object" || properties === null || Array.isArray(properties)) return false;
+  if (!Object.keys(record).every((key) => key === "properties" || SCHEMA_DOCUMENT_KEYS.has(key))) return false;
+  const fields = Object.values(properties);
+  if (fields.length === 0) return Array.isArray(record.required) || typeof record.type === "string";
+  return fields.every((field) => isSchemaField(field));
 }
 
 const SCHEMA_KEYWORDS = new Set(["type", "description", "title", "default", "enum", "items", "properties", "required", "examples", "format", "minimum", "maximum", "anyOf", "oneOf"]);

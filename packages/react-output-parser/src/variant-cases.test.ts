@@ -19,7 +19,6 @@ const KNOWN_FAILURES: Readonly<Record<string, string>> = {
   "v-noinput-empty-string-tool": "an empty Action Input for a string tool is passed on as \"\"",
   "v-noprefix-german": "a non-English reply after a Thought saying no tool is needed is not taken as the answer",
   "v-noaction-numbered-plan": "a numbered plan with no labels is taken as a reply",
-  "v-schema-object": "a JSON schema (properties/required) given to an object tool is not recognised as schema echo",
 };
 
 const STACK_FRAME = /\n\s+at .+:\d+/;
