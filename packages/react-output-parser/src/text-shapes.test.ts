@@ -1,4 +1,4 @@
-import { isSchemaEcho } from "./text-shapes";
+import { isSchemaEcho, looksLikePlan, saysNoToolNeeded } from "./text-shapes";
 
 describe("isSchemaEcho", () => {
   describe("on an argument schema echoed as input", () => {
@@ -21,5 +21,34 @@ describe("isSchemaEcho", () => {
     ])("does not mistake %s for a schema", (_shape, value) => {
       expect(isSchemaEcho(value)).toBe(false);
     });
+  });
+});
+
+describe("saysNoToolNeeded", () => {
+  describe("on a Thought saying no tool is needed", () => {
+    it.each([
+      ["English", "Do I need to use a tool? No"],
+      ["German", "Ein Gruß braucht kein Werkzeug."],
+      ["French", "Pas besoin d'outil, je réponds."],
+      ["Spanish", "No necesito ninguna herramienta."],
+      ["Chinese", "这个问题不需要工具。"],
+      ["Japanese", "挨拶なのでツールは不要です。"],
+    ])("recognises it in %s", (_language, thought) => {
+      expect(saysNoToolNeeded(thought)).toBe(true);
+    });
+  });
+
+  it("does not read a Thought planning a tool call as one", () => {
+    expect(saysNoToolNeeded("Ich muss das Wetter nachsehen.")).toBe(false);
+  });
+});
+
+describe("looksLikePlan", () => {
+  it.each([["Next steps:\n1. search\n2. divide"], ["Here is my plan:\n- search"], ["Plan: search, then divide."]])("reads %j as a plan", (text) => {
+    expect(looksLikePlan(text)).toBe(true);
+  });
+
+  it("reads a reply to the user as a reply", () => {
+    expect(looksLikePlan("The capital of France is Paris.")).toBe(false);
   });
 });

@@ -275,6 +275,45 @@ const NO_TOOL_NEEDED_PHRASES = [
   "i'll just",
   "i will just",
   "i can just",
+  // The same said in other languages models answer in (the phrase, lower-cased).
+  "kein werkzeug",
+  "keine werkzeuge",
+  "kein tool",
+  "keine tools",
+  "ohne werkzeug",
+  "ohne tool",
+  "direkt antworten",
+  "pas besoin d'outil",
+  "pas besoin d'un outil",
+  "aucun outil",
+  "sans outil",
+  "répondre directement",
+  "ninguna herramienta",
+  "sin herramienta",
+  "sin usar herramientas",
+  "responder directamente",
+  "nenhuma ferramenta",
+  "sem ferramenta",
+  "nessuno strumento",
+  "senza strumenti",
+  "不需要工具",
+  "不需要使用工具",
+  "不需要调用工具",
+  "无需工具",
+  "无需使用工具",
+  "无需调用工具",
+  "不用工具",
+  "直接回答",
+  "直接回复",
+  "ツールは不要",
+  "ツールは必要ありません",
+  "ツールを使う必要はありません",
+  "ツールを使う必要はない",
+  "инструмент не нужен",
+  "инструменты не нужны",
+  "без инструментов",
+  "도구가 필요 없",
+  "도구 없이",
 ];
 
 /** Whether a Thought says no tool is needed (then the text after it is the reply). */
@@ -283,7 +322,7 @@ export function saysNoToolNeeded(thought: string): boolean {
   return NO_TOOL_NEEDED_PHRASES.some((phrase) => lower.includes(phrase));
 }
 
-const PLAN_PREFIXES = ["plan:", "step 1", "steps:", "first,", "first i", "to answer this", "to do this", "next, i", "next i", "my plan"];
+const PLAN_PREFIXES = ["plan:", "step 1", "steps:", "next steps", "next step:", "here is my plan", "here's my plan", "here is the plan", "the plan is", "action plan", "plan of action", "first,", "first i", "to answer this", "to do this", "next, i", "next i", "my plan"];
 const PLAN_SUBJECTS = ["i will ", "i'll ", "i need to ", "i should ", "i must ", "i am going to ", "i'm going to ", "let me ", "we need to ", "we should ", "i have to "];
 /** Heuristics read the start of a reply only: a plan or a "no tool needed" says so early. */
 const HEURISTIC_WINDOW_CHARS = 2_000;

@@ -17,8 +17,6 @@ const cases = JSON.parse(readFileSync(path.join(__dirname, "__fixtures__/variant
 const KNOWN_FAILURES: Readonly<Record<string, string>> = {
   "v-paper-bare-line": "a bare Tool[input] line after a numbered Thought is not read as an action",
   "v-noinput-empty-string-tool": "an empty Action Input for a string tool is passed on as \"\"",
-  "v-noprefix-german": "a non-English reply after a Thought saying no tool is needed is not taken as the answer",
-  "v-noaction-numbered-plan": "a numbered plan with no labels is taken as a reply",
 };
 
 const STACK_FRAME = /\n\s+at .+:\d+/;
