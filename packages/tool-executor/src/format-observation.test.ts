@@ -1,4 +1,4 @@
-import { InMemoryToolResultStore, defaultFormatObservation, ensureReadableObservation } from "./index";
+import { DEFAULT_MAX_OBSERVATION_CHARS, InMemoryToolResultStore, defaultFormatObservation, ensureReadableObservation } from "./index";
 
 const context = { toolName: "t", toolInput: "x" };
 
@@ -27,6 +27,30 @@ describe("defaultFormatObservation", () => {
       ["a cycle deeper down", deep, '{"list":[{"parent":"[Circular]","n":1}]}'],
     ])("formats %s", (_label, result, expected) => {
       expect(defaultFormatObservation(result, context)).toBe(expected);
+    });
+  });
+});
+
+describe("defaultFormatObservation", () => {
+  describe("with a huge result", () => {
+    it("cuts it at DEFAULT_MAX_OBSERVATION_CHARS with a marker saying how much was left out", () => {
+      const rows = Array.from({ length: 20_000 }, (_unused, index) => ({ id: index, name: `item ${index}` }));
+      const full = JSON.stringify(rows);
+      const text = defaultFormatObservation(rows, context);
+      expect(text.startsWith(full.slice(0, DEFAULT_MAX_OBSERVATION_CHARS))).toBe(true);
+      expect(text.endsWith(`[output truncated: ${full.length - DEFAULT_MAX_OBSERVATION_CHARS} more characters not shown]`)).toBe(true);
+      expect(text.length).toBeLessThan(DEFAULT_MAX_OBSERVATION_CHARS + 100);
+    });
+
+    it("never splits a surrogate pair", () => {
+      const text = defaultFormatObservation(`${"a".repeat(DEFAULT_MAX_OBSERVATION_CHARS - 1)}😀tail`, context);
+      expect(text.startsWith(`${"a".repeat(DEFAULT_MAX_OBSERVATION_CHARS - 1)}\n…`)).toBe(true);
+      expect(text).toMatch(/\[output truncated: 6 more characters not shown\]$/);
+    });
+
+    it("leaves a result of exactly the limit untouched", () => {
+      const exact = "b".repeat(DEFAULT_MAX_OBSERVATION_CHARS);
+      expect(defaultFormatObservation(exact, context)).toBe(exact);
     });
   });
 });

@@ -6,7 +6,8 @@ import { MODEL_MESSAGES } from "./messages";
  * "returned no data"; numbers, booleans and BigInts are printed; a `Date` becomes ISO-8601; bytes
  * are decoded as UTF-8; objects and arrays become JSON (circular references as `"[Circular]"`, an
  * object shared by several keys printed each time, BigInts as strings). Never returns `""`,
- * `"undefined"` or `"[object Object]"`.
+ * `"undefined"` or `"[object Object]"`; text longer than {@link DEFAULT_MAX_OBSERVATION_CHARS} is cut
+ * with a marker.
  *
  * @param result - the tool's raw result
  * @param context - the tool name (for the "no data" message) and input
@@ -17,7 +18,23 @@ import { MODEL_MESSAGES } from "./messages";
  * ```
  */
 export function defaultFormatObservation(result: unknown, context: { toolName: string; toolInput: unknown }): string {
-  return ensureReadableObservation(formatValue(result, context.toolName), context.toolName);
+  return ensureReadableObservation(boundLength(formatValue(result, context.toolName)), context.toolName);
+}
+
+/**
+ * Longest observation {@link defaultFormatObservation} returns, in characters (UTF-16 code units);
+ * longer text is cut with an explicit marker saying how much was left out. A safety net against a
+ * tool flooding the prompt, not a condenser: give `formatObservation` the observation cleaner
+ * (`@reins/observation-cleaner`) for budgets in tokens and structure-aware truncation.
+ */
+export const DEFAULT_MAX_OBSERVATION_CHARS = 50_000;
+
+function boundLength(text: string): string {
+  if (text.length <= DEFAULT_MAX_OBSERVATION_CHARS) return text;
+  let cut = DEFAULT_MAX_OBSERVATION_CHARS;
+  const last = text.charCodeAt(cut - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut -= 1; // do not split a surrogate pair
+  return `${text.slice(0, cut)}${MODEL_MESSAGES.truncated(text.length - cut)}`;
 }
 
 function formatValue(result: unknown, toolName: string): string {

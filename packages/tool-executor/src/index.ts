@@ -34,7 +34,7 @@ export {
   type ToolResultStore,
 } from "./result-store";
 export { DEFAULT_RESULT_CHECKS, checkResultShape, type ResultCheckFailure, type ResultChecks } from "./result-check";
-export { defaultFormatObservation, ensureReadableObservation } from "./format-observation";
+export { DEFAULT_MAX_OBSERVATION_CHARS, defaultFormatObservation, ensureReadableObservation } from "./format-observation";
 export { RETRYABLE_NETWORK_CODES, httpStatusOf, isRetryableError, networkCodeOf, toError } from "./normalize-error";
 export { MODEL_MESSAGES } from "./messages";
 export {

@@ -107,6 +107,8 @@ export const MODEL_MESSAGES = Object.freeze({
     `Tool "${toolName}" was not called: this task is being stopped (too many steps or repeated actions). ` +
     `Do not call more tools; give your final answer now with what you already know.`,
 
+  truncated: (omittedChars: number): string => `\n… [output truncated: ${omittedChars} more characters not shown]`,
+
   cancelled: (toolName: string): string => `Tool "${toolName}" was cancelled before it finished.`,
 });
 
