@@ -778,11 +778,15 @@ function withoutStep(work: Work, body: string, preamble: readonly string[], segm
   const xml = fromXml(work, body);
   if (xml !== undefined) return xml;
   // A bare one-line call, as the WebShop prompt (ending in "Action:") makes models write: search[query].
+  // Also as the last line after the Thought ("Thought 1: …\nSearch[query]", the paper's few-shot
+  // layout without the "Action:" label).
   const trimmedBody = body.trim();
-  if (segments.length === 0 && !trimmedBody.includes("\n") && trimmedBody.length <= MAX_ACTION_LINE_CHARS) {
-    const call = readInlineCall(trimCharacters(trimmedBody, BACKTICKS));
+  const lastBreak = trimmedBody.lastIndexOf("\n");
+  const lastLine = trimmedBody.slice(lastBreak + 1).trim();
+  if (lastLine.length <= MAX_ACTION_LINE_CHARS && (segments.length === 0 ? lastBreak < 0 : segments.every((item) => item.label === "thought"))) {
+    const call = readInlineCall(trimCharacters(lastLine, BACKTICKS));
     if (call !== undefined && (isFinalAnswerName(call.name) || matchToolName(call.name, toolNames, 0).status !== "unknown")) {
-      const bareAction: Segment = { label: "action", value: trimmedBody, lines: [], index: 0 };
+      const bareAction: Segment = { label: "action", value: lastLine, lines: [], index: 0 };
       return fromAction(work, bareAction, undefined);
     }
   }
