@@ -15,7 +15,6 @@ const cases = JSON.parse(readFileSync(path.join(__dirname, "__fixtures__/variant
 
 /** Variants the parser does not handle yet, each with why; a listed case must still fail (no stale entries). */
 const KNOWN_FAILURES: Readonly<Record<string, string>> = {
-  "v-noinput-empty-string-tool": "an empty Action Input for a string tool is passed on as \"\"",
 };
 
 const STACK_FRAME = /\n\s+at .+:\d+/;
