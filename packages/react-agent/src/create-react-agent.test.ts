@@ -160,6 +160,19 @@ describe("createReactAgent", () => {
       expect(toolExecutor.policyOf("capital")?.timeoutMs).toBe(1_000);
     });
 
+    it("rejects a tool policy keyed by a name no tool has (a typo would silently drop a dry run), naming the field", async () => {
+      const { tools } = makeTools();
+      const error = await createReactAgent({
+        llm: new ReplayChatModel({ outputs: [] }),
+        tools,
+        prompt: REACT_PROMPT,
+        toolExecutor: { policies: { capital: { timeoutMs: 2_000 }, "send-email": { sideEffects: true } } },
+      }).catch((caught: unknown) => caught);
+      expect(ReactAgentOptionsError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ field: "toolExecutor.policies.send-email" });
+      expect((error as Error).message).toContain("capital, add, shout");
+    });
+
     it("rejects two tools with the same name, naming the field", async () => {
       const { tools } = makeTools();
       await expect(

@@ -154,6 +154,25 @@ function checkPieceOption(field: string, value: unknown, instanceOf?: abstract n
 }
 
 /**
+ * A per-tool policy keyed by a name no tool has is a typo that would silently drop the policy
+ * (a `sideEffects` dry run, a timeout): the ToolExecutor cannot tell, since it learns the tools
+ * only at `wrap`, but the agent knows them here.
+ */
+function checkPolicyNames(toolExecutor: CreateReactAgentOptions["toolExecutor"], toolNames: ReadonlySet<string>): void {
+  if (!isPlainOptions(toolExecutor) || toolExecutor instanceof ToolExecutor) return;
+  const { policies } = toolExecutor as ToolExecutorOptions;
+  if (!isPlainOptions(policies)) return;
+  for (const name of Object.keys(policies)) {
+    if (!toolNames.has(name)) {
+      throw new ReactAgentOptionsError({
+        field: `toolExecutor.policies.${name}`,
+        reason: `names no tool of this agent (tools: ${[...toolNames].join(", ") || "none"})`,
+      });
+    }
+  }
+}
+
+/**
  * Checks `createReactAgent`'s options and fills in the defaults. The pieces validate their own
  * options when they are built.
  *
@@ -199,6 +218,7 @@ export function resolveReactAgentOptions(options: CreateReactAgentOptions): Reso
     throw new ReactAgentOptionsError({ field: "parser", reason: "must be an options object" });
   }
   checkPieceOption("toolExecutor", options.toolExecutor, ToolExecutor);
+  checkPolicyNames(options.toolExecutor, seen);
   checkPieceOption("observation", options.observation, ObservationCleaner);
   checkPieceOption("loopControl", options.loopControl, LoopControlHandler);
   if (options.loopFinish !== undefined && !isPlainOptions(options.loopFinish)) {
