@@ -887,6 +887,20 @@ describe("ToolExecutor schema interop", () => {
       expect(invalid).toMatch(/^Invalid input for tool "lookup_order"/);
       expect(toolCalls().map((event) => event.outcome)).toEqual(["success", "invalid_input"]);
     });
+
+    it("reports the original tool's own validation failure even when a fallback is configured", async () => {
+      const lookup = new DynamicStructuredTool({
+        name: "lookup_order",
+        description: "Looks up an order.",
+        schema: { type: "object" as const, properties: { id: { type: "number" as const } }, required: ["id"] },
+        func: async (input: { id: number }) => `order ${input.id}`,
+      });
+      const { toolCalls, options } = recorder();
+      const [wrapped] = new ToolExecutor({ ...options, policies: { lookup_order: { fallback: "Orders are unavailable right now." } } }).wrap([lookup]);
+      const invalid = await wrapped.invoke({ id: "five" } as never);
+      expect(invalid).toMatch(/^Invalid input for tool "lookup_order"/);
+      expect(toolCalls().map((event) => event.outcome)).toEqual(["invalid_input"]);
+    });
   });
 });
 

@@ -729,7 +729,8 @@ export class ToolExecutor {
       }
     }
     const fallbackPolicy = createFallback(
-      handleWhen(() => parentSignal?.aborted !== true),
+      // Not for input errors: the model must learn its input was invalid, not get a stand-in answer.
+      handleWhen((error) => parentSignal?.aborted !== true && !ToolValidationError.isInstance(error)),
       () => FALLBACK_SIGNAL,
     );
     let value: unknown;

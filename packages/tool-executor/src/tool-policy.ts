@@ -112,7 +112,8 @@ export interface BulkheadOptions {
 }
 
 /**
- * What answers when the call fails (after retries, or with the circuit open or the bulkhead full):
+ * What answers when the call fails (after retries, or with the circuit open or the bulkhead full;
+ * not for invalid input, which the model must fix, nor for a call cancelled by the caller):
  * - a `string` or `{ message }`: this text is the observation;
  * - `{ value }`: this value, formatted like a tool result;
  * - a function `(error, toolInput) => result` (may be async): its result, formatted;
