@@ -122,6 +122,30 @@ describe("LoopControlHandler with the stock createReactAgent and AgentExecutor",
     });
   });
 
+  describe("with a chat model that reports usage_metadata", () => {
+    it("counts the message's usage (not an estimate) and stops at the token budget", async () => {
+      const replies = ["a", "b", "c"].map((city) => `I should check ${city}.\nAction: search\nAction Input: ${city}`);
+      const search = new DynamicTool({ name: "search", description: "Searches.", func: async (input: string) => `result ${input}` });
+      const llm = new ReplayChatModel({ replies, usage: { inputTokens: 400, outputTokens: 200 } });
+      const agent = await createReactAgent({ llm, tools: [search], prompt: PROMPT });
+      const executor = new AgentExecutor({ agent, tools: [search] });
+      const usage: unknown[] = [];
+      const handler = new LoopControlHandler({
+        maxTokens: 1000,
+        onEvent: (event) => {
+          if (event.type === "token_usage") usage.push(event);
+        },
+      });
+      const error = await rejection(executor.invoke({ input: "Weather?" }, { callbacks: [handler] }));
+      expect(error).toMatchObject({ stopReason: "token_budget", used: 1200, limit: 1000 });
+      expect((error as BudgetExceededError).steps).toHaveLength(1);
+      expect(usage).toEqual([
+        expect.objectContaining({ inputTokens: 400, outputTokens: 200, estimated: false }),
+        expect.objectContaining({ inputTokens: 400, outputTokens: 200, estimated: false }),
+      ]);
+    });
+  });
+
   describe("with a returnDirect tool", () => {
     it.each(["invoke", "stream"])("counts no model turn for the executor's finish (%s), so the thought/action gap stays 0", async (path) => {
       const lookup = new DynamicTool({ name: "lookup", description: "Looks up.", returnDirect: true, func: async () => "42" });
