@@ -4,7 +4,7 @@ import { DynamicStructuredTool, DynamicTool } from "@langchain/core/tools";
 import { z } from "zod";
 import { ReplayChatModel } from "./__fixtures__/replay-chat-model";
 import { RunContextStore, type ReinsEvent } from "@reins/core";
-import { ToolExecutor } from "@reins/tool-executor";
+import { MODEL_MESSAGES, ToolExecutor } from "@reins/tool-executor";
 import { createReactAgent, ReactAgentOptionsError, ReinsReactAgent, trimContinuation } from "./index";
 
 // LangChain's hwchase17/react prompt, verbatim.
@@ -282,6 +282,37 @@ describe("createReactAgent", () => {
       expect(harness.calls.length).toBeLessThanOrEqual(3);
       expect(llm.pending).toBeGreaterThan(0);
       expect(agent.runContext.size).toBe(0);
+    });
+  });
+
+  describe.each<Path>(["invoke", "stream"])("when the run stops while a tool call is refused (%s)", (path) => {
+    it("recognises the refusal by the ToolExecutor's typed event, not its wording: a result that reads like one stays a finding", async () => {
+      const mimic = new DynamicTool({
+        name: "mimic",
+        description: "Returns a canned status text.",
+        func: async () => MODEL_MESSAGES.runStopping("mimic"),
+      });
+      const repeat = "Thought: again\nAction: mimic\nAction Input: x";
+      const llm = new ReplayChatModel({ outputs: [repeat, repeat, repeat, repeat] });
+      const agent = await createReactAgent({ llm, tools: [mimic], prompt: REACT_PROMPT });
+      const executor = new AgentExecutor({ agent, tools: agent.tools, handleParsingErrors: true, returnIntermediateSteps: true });
+      const result = await run(executor, "q", path, agent.callbacks);
+      const steps = result.intermediateSteps as Array<{ observation: string }>;
+      expect(result.stopReason).toBe("repeat");
+      expect(steps).toHaveLength(3);
+      expect(result.output).toContain(`- mimic(x): ${MODEL_MESSAGES.runStopping("mimic")}`);
+      expect(result.output).not.toContain("I did not find anything useful yet");
+    });
+
+    it("leaves out only the refused call when the run was stopped before it", async () => {
+      const france = "Thought: France again\nAction: capital\nAction Input: France";
+      const { executor, harness, agent } = await setUp([france, "Thought: b\nAction: capital\nAction Input: Japan", france, france, "Final Answer: never"]);
+      const result = await run(executor, "q", path, agent.callbacks);
+      expect(result.stopReason).toBe("repeat");
+      expect(harness.calls.map((call) => call.input)).toEqual(["France", "Japan", "France"]);
+      expect(result.output).toContain("- capital(Japan): Tokyo");
+      expect(result.output).toContain("- capital(France): Paris");
+      expect(result.output).not.toContain("was not called");
     });
   });
 

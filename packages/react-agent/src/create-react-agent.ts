@@ -12,17 +12,18 @@ import {
   matchReActLabel,
   RunContextStore,
   runIdsFrom,
-  stripLoopNotes,
   type LoopFinishOptions,
   type LoopStopDecision,
   type ReActLabelSet,
+  type RunContext,
+  type ReinsEvent,
   type ReinsEventListener,
   type ReinsEventRecorder,
 } from "@reins/core";
 import { LoopControlHandler, type LoopControlOptions } from "@reins/loop-control";
 import { ObservationCleaner, type ObservationCleanerOptions } from "@reins/observation-cleaner";
 import { HardenedReActOutputParser, type HardenedReActOutputParserOptions } from "@reins/react-output-parser";
-import { MODEL_MESSAGES, ToolExecutor, type ToolExecutorOptions } from "@reins/tool-executor";
+import { RunStoppedError, ToolExecutor, type ToolExecutorOptions } from "@reins/tool-executor";
 import { ReactAgentOptionsError } from "./errors";
 import { formatReActScratchpad, renderToolDescriptions } from "./scratchpad";
 
@@ -69,7 +70,9 @@ export interface CreateReactAgentOptions {
    * Tool policies (timeouts, retries, circuit breaker, fallback, cache, dry-run…): options for a
    * new `ToolExecutor` (the agent adds `runContext`, `metrics` and the observation cleaner as
    * `formatObservation` unless given), or a `ToolExecutor` you built (used as is: give it the
-   * same `runContext` for loop notes to reach observations). `false` hands the tools over
+   * same `runContext` for loop notes to reach observations; the agent cannot see that instance's
+   * events, so a call it refuses because the run is stopping is then listed among the stopped
+   * run's findings). `false` hands the tools over
    * unwrapped (then cleaned by the observation cleaner when that is on).
    * @default {} (a ToolExecutor with `DEFAULT_TOOL_POLICY`: 30 s timeout, retries of retryable
    *   failures, circuit breaker)
@@ -250,6 +253,39 @@ export function resolveReactAgentOptions(options: CreateReactAgentOptions): Reso
   });
 }
 
+/** The run-context slot where the agent counts the tool calls refused because the run was stopping. */
+const REFUSED_CALLS_SLOT = "reins.react_agent.refused_calls";
+
+/**
+ * Counts, per run, the calls the ToolExecutor refused because loop control had stopped the run: a
+ * `tool_call` event with outcome `rejected` carrying a `RunStoppedError` (a typed marker, not the
+ * observation's wording). Such calls ran no tool, so the graceful answer leaves them out.
+ */
+function recordRefusedCall(runContext: RunContextStore, event: ReinsEvent): void {
+  if (event.type !== "tool_call" || event.outcome !== "rejected" || event.runId === undefined) return;
+  if (!RunStoppedError.isInstance(event.error)) return;
+  const context = runContext.contextOf(event.runId);
+  if (context === undefined) return;
+  const refused = context.slots.get(REFUSED_CALLS_SLOT);
+  context.slots.set(REFUSED_CALLS_SLOT, (typeof refused === "number" ? refused : 0) + 1);
+}
+
+/**
+ * The steps without the last `refused` tool steps. Once a run is stopped every later tool call is
+ * refused (the decision is never withdrawn), so refused calls are the last tool steps of the run;
+ * the executor's `_Exception` steps (parse errors) call no tool and are skipped over.
+ */
+function withoutRefusedSteps(steps: readonly AgentStep[], refused: number): AgentStep[] {
+  const kept = [...steps];
+  let remaining = refused;
+  for (let index = kept.length - 1; index >= 0 && remaining > 0; index -= 1) {
+    if (kept[index].action.tool === "_Exception") continue;
+    kept.splice(index, 1);
+    remaining -= 1;
+  }
+  return kept;
+}
+
 function isAgentFinish(result: AgentAction | AgentFinish): result is AgentFinish {
   return "returnValues" in result;
 }
@@ -423,22 +459,26 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
 
   /** The loop-control decision of the run `options` belong to, if it was stopped. */
   stopDecisionOf(options: Partial<RunnableConfig> | undefined): LoopStopDecision | undefined {
+    return this.stoppedRunOf(options)?.loop.stop;
+  }
+
+  private stoppedRunOf(options: Partial<RunnableConfig> | undefined): RunContext | undefined {
     for (const runId of runIdsFrom(options)) {
-      const stop = this.runContext.contextOf(runId)?.loop.stop;
-      if (stop !== undefined) return stop;
+      const context = this.runContext.contextOf(runId);
+      if (context?.loop.stop !== undefined) return context;
     }
     return undefined;
   }
 
   private stoppedFinish(input: ReactAgentInput, options: Partial<RunnableConfig> | undefined): AgentFinish | undefined {
-    const decision = this.stopDecisionOf(options);
-    if (decision === undefined) return undefined;
+    const context = this.stoppedRunOf(options);
+    if (context?.loop.stop === undefined) return undefined;
     // A call the wrapped tool refused because the run was already stopping found nothing: leave it
-    // out, so the answer lists what the earlier calls returned.
-    const findings = (input.steps ?? []).filter(
-      (step) => typeof step.observation !== "string" || stripLoopNotes(step.observation) !== MODEL_MESSAGES.runStopping(step.action.tool),
-    );
-    return buildLoopStopFinish(decision, findings, this.loopFinish);
+    // out, so the answer lists what the earlier calls returned. The refusals are counted from the
+    // ToolExecutor's typed events (see recordRefusedCall), never recognised by their wording.
+    const refused = context.slots.get(REFUSED_CALLS_SLOT);
+    const findings = withoutRefusedSteps(input.steps ?? [], typeof refused === "number" ? refused : 0);
+    return buildLoopStopFinish(context.loop.stop, findings, this.loopFinish);
   }
 
   private planner(input: ReactAgentInput): Runnable<ReactAgentInput, AgentAction | AgentFinish> {
@@ -514,15 +554,21 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
     toolExecutor = undefined;
     tools = observationCleaner === undefined ? [...originalTools] : originalTools.map((tool) => observationCleaner.wrapTool(tool));
   } else {
-    toolExecutor =
-      resolved.toolExecutor instanceof ToolExecutor
-        ? resolved.toolExecutor
-        : new ToolExecutor({
-            ...shared,
-            runContext,
-            ...(observationCleaner !== undefined ? { formatObservation: observationCleaner.format } : {}),
-            ...resolved.toolExecutor,
-          });
+    if (resolved.toolExecutor instanceof ToolExecutor) {
+      toolExecutor = resolved.toolExecutor;
+    } else {
+      const listener = resolved.toolExecutor.onEvent ?? onEvent;
+      toolExecutor = new ToolExecutor({
+        ...shared,
+        runContext,
+        ...(observationCleaner !== undefined ? { formatObservation: observationCleaner.format } : {}),
+        ...resolved.toolExecutor,
+        onEvent: (event: ReinsEvent) => {
+          recordRefusedCall(runContext, event);
+          listener?.(event);
+        },
+      });
+    }
     tools = toolExecutor.wrap(originalTools);
   }
 
