@@ -88,7 +88,10 @@ function levenshtein(left: string, right: string, limit: number): number {
 }
 
 /**
- * Matches a written tool name against the registered names.
+ * Matches a written tool name against the registered names: exact, then without decoration, then
+ * normalised (case, separators `-`/`_`/space/`.`, a leading "use"/"call", "the … tool"), then with
+ * separators dropped (`getWeather` for `get_weather`), then "… tool"; each accepted only when
+ * exactly one registered name matches.
  *
  * @param written - the text after `Action:` (one line)
  * @param toolNames - the registered names
@@ -106,6 +109,11 @@ export function matchToolName(written: string, toolNames: readonly string[], fuz
   const matches = toolNames.filter((_name, index) => registered[index] === normalized);
   if (matches.length === 1) return { status: "normalized", name: matches[0], repair: "tool_name_normalized" };
   if (matches.length > 1) return { status: "ambiguous", candidates: matches };
+  // Separators dropped altogether: camelCase and run-together names ("getWeather", "websearch").
+  const compact = normalized.replace(/_/g, "");
+  const compactMatches = toolNames.filter((_name, index) => registered[index].replace(/_/g, "") === compact);
+  if (compactMatches.length === 1) return { status: "normalized", name: compactMatches[0], repair: "tool_name_normalized" };
+  if (compactMatches.length > 1) return { status: "ambiguous", candidates: compactMatches };
   // "Calculator tool": the word "tool" after exactly one registered name.
   if (normalized.endsWith("_tool")) {
     const withoutSuffix = normalized.slice(0, -5);
