@@ -151,6 +151,9 @@ describe("LoopControlHandler", () => {
       [{ cycle: ["ls"] }, "cycle"],
       [{ prices: { "gpt-4o": null } }, "prices.gpt-4o"],
       [{ now: () => Number.NaN }, "now"],
+      [{ repeat: { window: 1 } }, "repeat.window"],
+      [{ cycle: { window: 10 } }, "cycle.window"],
+      [{ stall: { window: 4 } }, "stall.window"],
     ])("rejects %j with LoopControlOptionsError naming the field", (options, field) => {
       let thrown: unknown;
       try {

@@ -269,6 +269,12 @@ function resolveRepeat(value: LoopControlOptions["repeat"]): RepeatDetectorOptio
   if (!Array.isArray(merged.pollingTools) || merged.pollingTools.some((name) => typeof name !== "string")) {
     fail("repeat.pollingTools", merged.pollingTools, "expected an array of tool names");
   }
+  // Observation-aware counting needs stopAt earlier calls in the window; plain counting stopAt - 1.
+  const observationAware = merged.requireSameObservation || merged.pollingTools.length > 0;
+  const neededWindow = observationAware ? merged.stopAt : merged.stopAt - 1;
+  if (merged.window < neededWindow) {
+    fail("repeat.window", merged.window, `must be ≥ ${neededWindow} or a repeat can never reach repeat.stopAt`);
+  }
   return Object.freeze({ ...merged, pollingTools: Object.freeze([...merged.pollingTools]) });
 }
 
@@ -285,6 +291,10 @@ function resolveCycle(value: LoopControlOptions["cycle"]): CycleDetectorOptions 
   if (merged.warnRepetitions > merged.stopRepetitions) {
     fail("cycle.warnRepetitions", merged.warnRepetitions, "must be ≤ cycle.stopRepetitions (equal: stop without a warning)");
   }
+  const neededWindow = Math.ceil(merged.maxPeriod * merged.stopRepetitions);
+  if (Number.isFinite(neededWindow) && merged.window < neededWindow) {
+    fail("cycle.window", merged.window, `must be ≥ cycle.maxPeriod × cycle.stopRepetitions (${neededWindow}) or a cycle of the longest period can never stop`);
+  }
   return Object.freeze(merged);
 }
 
@@ -296,6 +306,7 @@ function resolveStall(value: LoopControlOptions["stall"]): StallDetectorOptions 
   positiveInteger("stall.window", merged.window);
   positiveInteger("stall.minWords", merged.minWords);
   if (merged.warnAt > merged.stopAt) fail("stall.warnAt", merged.warnAt, "must be ≤ stall.stopAt (equal: stop without a warning)");
+  if (merged.window < merged.stopAt) fail("stall.window", merged.window, "must be ≥ stall.stopAt or a stall can never be stopped");
   if (typeof merged.requireStaleObservation !== "boolean") {
     fail("stall.requireStaleObservation", merged.requireStaleObservation, "expected a boolean");
   }
