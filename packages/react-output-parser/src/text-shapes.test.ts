@@ -1,4 +1,4 @@
-import { isSchemaEcho, looksLikePlan, saysNoToolNeeded } from "./text-shapes";
+import { isNoOpAction, isSchemaEcho, looksLikePlan, saysNoToolNeeded } from "./text-shapes";
 
 describe("isSchemaEcho", () => {
   describe("on an argument schema echoed as input", () => {
@@ -50,5 +50,15 @@ describe("looksLikePlan", () => {
 
   it("reads a reply to the user as a reply", () => {
     expect(looksLikePlan("The capital of France is Paris.")).toBe(false);
+  });
+});
+
+describe("isNoOpAction", () => {
+  it.each([["None"], ["N/A"], ["-"], ["—"], ["…"], ["`none`"], ["None: answering directly"], ["nothing"]])("reads %j as no action", (written) => {
+    expect(isNoOpAction(written)).toBe(true);
+  });
+
+  it.each([["search"], ["none_search"], ["-search"]])("reads %j as a tool name", (written) => {
+    expect(isNoOpAction(written)).toBe(false);
   });
 });

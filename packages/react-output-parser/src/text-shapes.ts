@@ -188,9 +188,12 @@ export function trimCharacters(text: string, characters: ReadonlySet<string>): s
 }
 
 const NO_OP_PREFIXES = ["none", "n/a", "no tool", "no action", "no tools", "not applicable", "nothing"];
-const NO_OP_ACTIONS = new Set(["none", "n/a", "na", "no action", "no tool", "nothing", "null", "no", "no tool needed", "no action needed", "not applicable", "no_action", "no-op", "noop"]);
+const NO_OP_ACTIONS = new Set(["-", "--", "\u2013", "\u2014", "\u2026", "...", "nil", "empty", "skip", "无", "なし",  "n/a", "na", "no action", "no tool", "nothing", "null", "no", "no tool needed", "no action needed", "not applicable", "no_action", "no-op", "noop"]);
 
-/** Whether an Action value means "no action" (`None`, `N/A`, `None: reason`, `None (no tool needed)`). */
+/**
+ * Whether an Action value means "no action" (`None`, `N/A`, `-`, `—`, `nothing`, `None: reason`,
+ * `None (no tool needed)`).
+ */
 export function isNoOpAction(written: string): boolean {
   if (written.length > 200) return false;
   const cleaned = trimCharacters(written, NO_OP_DECORATION).toLowerCase();
