@@ -285,6 +285,22 @@ describe("createReactAgent", () => {
     });
   });
 
+  describe.each<Path>(["invoke", "stream"])("with the stock AgentExecutor's default maxIterations (%s)", (path) => {
+    it("ends a run that never answers with the graceful max_steps finish, not LangChain's 'Agent stopped due to max iterations.'", async () => {
+      const outputs = Array.from({ length: 20 }, (_, index) => `Thought: look up candidate ${index}\nAction: capital\nAction Input: Country ${index}`);
+      const harness = makeTools();
+      const llm = new ReplayChatModel({ outputs });
+      const agent = await createReactAgent({ llm, tools: harness.tools, prompt: REACT_PROMPT });
+      const executor = new AgentExecutor({ agent, tools: agent.tools, handleParsingErrors: true });
+      const result = await run(executor, "q", path, agent.callbacks);
+      expect(result.stopReason).toBe("max_steps");
+      expect(result.output).toContain("I reached the maximum number of steps");
+      expect(result.output).toMatch(/- capital\(Country \d+\): No capital known for Country \d+\./);
+      expect(result.output).toContain('reply "human"');
+      expect(agent.runContext.size).toBe(0);
+    });
+  });
+
   describe.each<Path>(["invoke", "stream"])("when the run stops while a tool call is refused (%s)", (path) => {
     it("recognises the refusal by the ToolExecutor's typed event, not its wording: a result that reads like one stays a finding", async () => {
       const mimic = new DynamicTool({

@@ -85,12 +85,17 @@ export interface CreateReactAgentOptions {
    */
   observation?: ObservationCleanerOptions | ObservationCleaner | false;
   /**
-   * Loop control: options for a new `LoopControlHandler` (`mode` defaults to `"finish"` here,
-   * so a stopped run ends with an `AgentFinish` carrying `stopReason`), or a handler you built
+   * Loop control: options for a new `LoopControlHandler`, merged over
+   * `DEFAULT_REACT_AGENT_OPTIONS.loopControl` (`mode: "finish"`, so a stopped run ends with an
+   * `AgentFinish` carrying `stopReason`; `maxSteps: 14`, below the stock `AgentExecutor`'s
+   * default `maxIterations` of 15: the graceful finish is planned one iteration after the stop,
+   * so keep the executor's `maxIterations` above `maxSteps`, or the executor ends the run first
+   * with LangChain's "Agent stopped due to max iterations." and no `stopReason`), or a handler you built
    * (give it the same `runContext`). It reaches the run only when you pass `agent.callbacks` to
    * `invoke`/`stream`. `false` turns detection off; with `metrics` set, an observe-only handler
    * (no detectors, no budgets) is still created so run and step metrics are recorded.
-   * @default {} (repeat, cycle and stall detection and a 15-step budget, in finish mode)
+   * @default { mode: "finish", maxSteps: 14 } (repeat, cycle and stall detection, a 14-step and
+   *   10-minute budget)
    */
   loopControl?: ReactAgentLoopControlOptions | LoopControlHandler | false;
   /**
@@ -121,7 +126,12 @@ export const DEFAULT_REACT_AGENT_OPTIONS = Object.freeze({
   parser: Object.freeze({}) as ReactAgentParserOptions,
   toolExecutor: Object.freeze({}) as ToolExecutorOptions,
   observation: Object.freeze({}) as ObservationCleanerOptions,
-  loopControl: Object.freeze({ mode: "finish" }) as ReactAgentLoopControlOptions,
+  /**
+   * Finish mode, and one step fewer than the stock `AgentExecutor`'s default `maxIterations` (15):
+   * a stop is turned into the graceful answer at the next planning call, which the executor must
+   * still allow.
+   */
+  loopControl: Object.freeze({ mode: "finish", maxSteps: 14 }) as ReactAgentLoopControlOptions,
 });
 
 /** The input the executor gives the agent: the prompt's variables plus the steps so far. */
@@ -576,7 +586,7 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
   if (resolved.loopControl instanceof LoopControlHandler) {
     loopControl = resolved.loopControl;
   } else if (resolved.loopControl !== false) {
-    loopControl = new LoopControlHandler({ ...shared, mode: "finish", ...resolved.loopControl, runContext });
+    loopControl = new LoopControlHandler({ ...shared, ...DEFAULT_REACT_AGENT_OPTIONS.loopControl, ...resolved.loopControl, runContext });
   } else if (metrics !== undefined || onEvent !== undefined) {
     loopControl = new LoopControlHandler({ ...shared, ...observeOnlyLoopOptions(), runContext });
   }
