@@ -20,6 +20,11 @@ describe("matchReActLabel", () => {
       ["Action：get_weather", "action", "get_weather"],
       ["12345", undefined, undefined],
       ["The Action: x", undefined, undefined],
+      ["**Action Input: moose facts**", "action_input", " moose facts"],
+      ["__Thought: hmm__  ", "thought", " hmm"],
+      ["*Action: search*", "action", " search"],
+      ["Action Input: ** bold-looking words", "action_input", " ** bold-looking words"],
+      ["**Action Input: a ** b", "action_input", " a ** b"],
     ])("reads %j", (line, label, value) => {
       const match = matchReActLabel(line);
       expect(match?.label).toBe(label);

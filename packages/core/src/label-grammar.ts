@@ -212,6 +212,23 @@ export function matchReActLabel(
   return label === undefined ? undefined : readLabelTail(line, scan, labelStart, label, stepNumber);
 }
 
+/** The emphasis markers (`*`, `_`) written right before the label, e.g. `**` in "**Action: x**". */
+function openingEmphasis(line: string, labelStart: number): string {
+  let start = labelStart;
+  while (start > 0 && labelStart - start < 3 && (line[start - 1] === "*" || line[start - 1] === "_")) start -= 1;
+  return line.slice(start, labelStart);
+}
+
+/** Removes `emphasis` from the end of `value` (trailing spaces allowed), when it is there. */
+function withoutClosingEmphasis(value: string, emphasis: string): string {
+  if (emphasis.length === 0) return value;
+  let end = value.length;
+  while (end > 0 && isSpace(value[end - 1])) end -= 1;
+  const markersStart = end - emphasis.length;
+  if (markersStart <= 0 || value.slice(markersStart, end) !== emphasis) return value;
+  return value.slice(0, markersStart);
+}
+
 function readLabelTail(
   line: string,
   wordEnd: number,
@@ -231,11 +248,15 @@ function readLabelTail(
   const labelEnd = index;
   index += 1;
   // Closing markdown after the colon: "**Action:** search".
+  const afterColon = index;
   while (index < length && MARKDOWN_MARKERS.has(line[index]) && line[index] !== "`") index += 1;
+  let value = line.slice(index);
+  // The whole line in emphasis ("**Action Input: x**"): the closing markers end the value instead.
+  if (index === afterColon) value = withoutClosingEmphasis(value, openingEmphasis(line, labelStart));
   const match: { -readonly [K in keyof ReActLabelMatch]: ReActLabelMatch[K] } = {
     label,
     labelText: line.slice(labelStart, labelEnd).trim(),
-    value: line.slice(index),
+    value,
     valueOffset: index,
   };
   if (stepNumber !== undefined) match.stepNumber = stepNumber;

@@ -15,7 +15,6 @@ const cases = JSON.parse(readFileSync(path.join(__dirname, "__fixtures__/variant
 
 /** Variants the parser does not handle yet, each with why; a listed case must still fail (no stale entries). */
 const KNOWN_FAILURES: Readonly<Record<string, string>> = {
-  "w-md-bold-whole-line": "a label line bold from end to end keeps the closing ** in the value",
 };
 
 const STACK_FRAME = /\n\s+at .+:\d+/;
