@@ -11,6 +11,15 @@ import {
 import { readReActStep, type ParserErrorReason, type ReActStep } from "./read-react-step";
 import { runValidators, type ParseContext } from "./validators";
 
+/** A non-string reply as text for `llmOutput`; never throws (a value's own `toString` may). */
+function describeNonText(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return `[${typeof value}]`;
+  }
+}
+
 /** The detailed outcome of one parse: the result or the rejection, with the repairs applied. */
 export type ParseReport =
   | {
@@ -179,7 +188,7 @@ export class HardenedReActOutputParser extends BaseOutputParser<AgentAction | Ag
   /** Runs the validators on a step, builds the report and emits its events. */
   private settle(step: ReActStep, text: string, context: ParseContext | undefined): ParseReport {
     const { reader, validators } = this.resolved;
-    const llmOutput = typeof text === "string" ? text : String(text);
+    const llmOutput = typeof text === "string" ? text : describeNonText(text);
     let report: ParseReport;
     if (step.ok) {
       const failure = this.hasValidators ? runValidators(step, llmOutput, validators, reader.messageLabels, reader.toolNames, context) : undefined;

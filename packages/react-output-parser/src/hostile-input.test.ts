@@ -1,6 +1,8 @@
 import { tool } from "@langchain/core/tools";
 import fc from "fast-check";
 import { z } from "zod";
+import { OutputParserException } from "@langchain/core/output_parsers";
+import { ReActFormatError } from "./errors";
 import { HardenedReActOutputParser } from "./hardened-react-output-parser";
 
 /**
@@ -59,6 +61,51 @@ describe("HardenedReActOutputParser", () => {
     it("keeps the first action when a million lines of invented continuation follow", () => {
       const text = `Action: search\nAction Input: x\n${"Observation: y\nThought: z\nAction: search\nAction Input: w\n".repeat(20_000)}`;
       expect(parser.parseDetailed(text)).toMatchObject({ ok: true, result: { tool: "search", toolInput: "x" } });
+    });
+  });
+
+  describe("on values that are not text", () => {
+    const throwingToString = { toString: (): string => { throw new Error("toString failed"); } };
+    it.each([
+      ["undefined", undefined],
+      ["null", null],
+      ["a number", 42],
+      ["an object", { text: "Action: search" }],
+      ["an array", ["Action: search"]],
+      ["a symbol", Symbol("reply")],
+      ["a bigint", 10n],
+      ["a function", () => "Action: search"],
+      ["an object whose toString throws", throwingToString],
+      ["an object without a prototype", Object.create(null) as object],
+    ])("rejects %s with a ReActFormatError (not_text), never another exception", async (_shape, value) => {
+      const rejection = await parser.parse(value as unknown as string).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(ReActFormatError.isInstance(rejection)).toBe(true);
+      expect(rejection).toBeInstanceOf(OutputParserException);
+      expect(rejection).toMatchObject({ reason: "not_text", sendToLLM: true });
+    });
+  });
+
+  describe("on text with lone surrogates and NUL bytes", () => {
+    it.each([
+      ["a lone high surrogate as the Action", "Action: \ud800\nAction Input: x"],
+      ["lone surrogates only", "\udfff\ud800".repeat(50_000)],
+      ["NUL bytes in the labels", "Act\u0000ion: search\nAction Input: x"],
+      ["NUL bytes only", "\u0000".repeat(100_000)],
+      ["a lone surrogate inside JSON", 'Action: lookup\nAction Input: {"key": "\ud83d"}'],
+    ])("returns a result or a ReActFormatError for %s", async (_shape, text) => {
+      const outcome = await parser.parse(text).then(
+        (result) => ({ result }),
+        (error: unknown) => ({ error }),
+      );
+      if ("error" in outcome) expect(ReActFormatError.isInstance(outcome.error)).toBe(true);
+      else expect(outcome.result).toHaveProperty("log", text);
+    });
+
+    it("keeps a lone surrogate in a string input as written", async () => {
+      await expect(parser.parse("Action: search\nAction Input: caf\ud800")).resolves.toMatchObject({ tool: "search", toolInput: "caf\ud800" });
     });
   });
 
