@@ -332,6 +332,32 @@ describe("createReactAgent", () => {
     });
   });
 
+  describe("when a run is started without agent.callbacks", () => {
+    afterEach(() => jest.restoreAllMocks());
+
+    it("still answers, and warns once per agent that loop control is off", async () => {
+      const warn = jest.spyOn(process, "emitWarning").mockImplementation(() => undefined);
+      const { executor, agent } = await setUp(["Final Answer: one", "Final Answer: two"]);
+      expect((await executor.invoke({ input: "q1" })).output).toBe("one");
+      expect((await executor.invoke({ input: "q2" })).output).toBe("two");
+      const ours = warn.mock.calls.filter((call) => (call[1] as { code?: string } | undefined)?.code === "REINS_AGENT_CALLBACKS_MISSING");
+      expect(ours).toHaveLength(1);
+      expect(String(ours[0][0])).toContain("agent.callbacks");
+      expect(agent.runContext.size).toBe(0);
+    });
+
+    it("does not warn when the callbacks are passed", async () => {
+      const warn = jest.spyOn(process, "emitWarning").mockImplementation(() => undefined);
+      const { executor, agent } = await setUp(["Final Answer: one"]);
+      await executor.invoke({ input: "q" }, { callbacks: agent.callbacks });
+      let last: Record<string, unknown> = {};
+      const second = await setUp(["Final Answer: two"]);
+      for await (const chunk of await second.executor.stream({ input: "q" }, { callbacks: second.agent.callbacks })) last = chunk;
+      expect(last.output).toBe("two");
+      expect(warn.mock.calls.filter((call) => (call[1] as { code?: string } | undefined)?.code === "REINS_AGENT_CALLBACKS_MISSING")).toHaveLength(0);
+    });
+  });
+
   describe("with stop: false (a model that rejects the stop parameter)", () => {
     it("binds no stop sequence and still cuts the invented continuation", async () => {
       const harness = makeTools();

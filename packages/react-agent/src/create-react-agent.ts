@@ -415,6 +415,7 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
   private readonly llmWithStop: Runnable;
   private readonly loopFinish: LoopFinishOptions;
   private readonly labels: ReActLabelSet;
+  private warnedWithoutCallbacks = false;
   /**
    * Scratchpad and prompt in one step (one run in callbacks instead of the four of LangChain's
    * `RunnablePassthrough.assign` + prompt): every callback handler pays per run, per step.
@@ -450,6 +451,7 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
    *   cannot be used; the executor feeds its observation back with `handleParsingErrors: true`
    */
   override async invoke(input: ReactAgentInput, options?: Partial<RunnableConfig>): Promise<AgentAction | AgentFinish> {
+    this.checkCallbacks(options);
     const stopped = this.stoppedFinish(input, options);
     if (stopped !== undefined) return stopped;
     return this.planner(input).invoke(input, options);
@@ -459,12 +461,32 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
     input: ReactAgentInput,
     options?: Partial<RunnableConfig>,
   ): AsyncGenerator<AgentAction | AgentFinish> {
+    this.checkCallbacks(options);
     const stopped = this.stoppedFinish(input, options);
     if (stopped !== undefined) {
       yield stopped;
       return;
     }
     yield* await this.planner(input).stream(input, options);
+  }
+
+  /**
+   * Warns once per agent (a process warning, code `REINS_AGENT_CALLBACKS_MISSING`) when a step is
+   * planned without the loop handler among the run's callbacks: the run works, but without loop
+   * control and run metrics, which is easy to miss after the swap.
+   */
+  private checkCallbacks(options: Partial<RunnableConfig> | undefined): void {
+    const handler = this.loopControl;
+    if (handler === undefined || this.warnedWithoutCallbacks) return;
+    const callbacks = options?.callbacks as unknown;
+    const handlers = Array.isArray(callbacks) ? callbacks : (callbacks as { handlers?: unknown } | undefined)?.handlers;
+    if (Array.isArray(handlers) && handlers.includes(handler)) return;
+    this.warnedWithoutCallbacks = true;
+    process.emitWarning(
+      "ReinsReactAgent: a run was started without agent.callbacks, so loop control and run metrics are off for it. " +
+        "Pass { callbacks: agent.callbacks } to executor.invoke/stream/streamEvents.",
+      { code: "REINS_AGENT_CALLBACKS_MISSING" },
+    );
   }
 
   /** The loop-control decision of the run `options` belong to, if it was stopped. */
