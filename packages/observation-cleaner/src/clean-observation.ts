@@ -4,7 +4,7 @@
  * text) → condense (JSON/XML) or convert (HTML) → fit the budget (structure-aware) → neutralise
  * ReAct control lines → count tokens and fingerprint.
  */
-import { fingerprintObservation, stableStringify } from "@reins/core";
+import { fingerprintObservation } from "@reins/core";
 import { jsonrepair } from "jsonrepair";
 import { condenseTree, PathMatcher, keyPriority } from "./condense";
 import { Notes, decodeBytes, decodeText, normalizeControlCharacters } from "./decode";
@@ -51,18 +51,43 @@ export interface CleanedObservation {
 const MAX_JSON_REPAIR_CHARS = 2_000_000;
 const MAX_NESTED_JSON_CHARS = 1_000_000;
 
+/** Lists longer than this are counted, not serialised, when measuring `rawChars`. */
+const MAX_MEASURED_LIST_ITEMS = 1_000_000;
+
+/**
+ * Size of the raw value: string length, byte length, or the length of its JSON. A list longer
+ * than {@link MAX_MEASURED_LIST_ITEMS} (a sparse array of length 2^32 - 1, a Proxy claiming a
+ * huge length) is counted as 5 characters per item instead of being serialised. Never throws.
+ */
 function measureRawChars(value: unknown): number {
-  if (typeof value === "string") return value.length;
-  if (value === null || value === undefined) return 0;
-  if (value instanceof Uint8Array || value instanceof ArrayBuffer) return value.byteLength;
   try {
-    const json = JSON.stringify(value, (_key, item: unknown) => (typeof item === "bigint" ? item.toString() : item));
-    if (typeof json === "string") return json.length;
-  } catch {
-    // Circular or too deep for JSON.stringify: measure the stable form instead.
-  }
-  try {
-    return stableStringify(value).length;
+    if (typeof value === "string") return value.length;
+    if (value === null || value === undefined) return 0;
+    if (value instanceof Uint8Array || value instanceof ArrayBuffer) return value.byteLength;
+    // First exactly; then, for circular values, with every object after its first sighting as a marker.
+    for (const once of [false, true]) {
+      const seen = new WeakSet<object>();
+      let unserialised = 0;
+      try {
+        const json = JSON.stringify(value, (_key, item: unknown) => {
+          if (typeof item === "bigint") return item.toString();
+          if (typeof item !== "object" || item === null) return item;
+          if (once) {
+            if (seen.has(item)) return "[circular]";
+            seen.add(item);
+          }
+          if ((Array.isArray(item) || ArrayBuffer.isView(item)) && (item as ArrayLike<unknown>).length > MAX_MEASURED_LIST_ITEMS) {
+            unserialised += (item as ArrayLike<unknown>).length * 5;
+            return null;
+          }
+          return item;
+        });
+        if (typeof json === "string") return json.length + unserialised;
+      } catch {
+        // Circular, too deep for JSON.stringify, or a value that throws: try the next way.
+      }
+    }
+    return 0;
   } catch {
     return 0;
   }
@@ -344,7 +369,11 @@ function previewOf(value: unknown): string {
   try {
     return shortenString(String(value), 200);
   } catch {
-    return Object.prototype.toString.call(value);
+    try {
+      return Object.prototype.toString.call(value);
+    } catch {
+      return "[a value whose every read throws]";
+    }
   }
 }
 

@@ -247,7 +247,11 @@ export function treeFromValue(
     try {
       text = String(value);
     } catch {
-      text = Object.prototype.toString.call(value);
+      try {
+        text = Object.prototype.toString.call(value);
+      } catch {
+        text = "";
+      }
     }
     return stringNode(text || (error instanceof Error ? error.message : "[unreadable value]"));
   }
