@@ -332,6 +332,45 @@ describe("createReactAgent", () => {
     });
   });
 
+  describe.each<Path>(["invoke", "stream"])("with the parser's requireObservationBeforeFinalAnswer validator (%s)", (path) => {
+    it("tells the parser how many tool observations the run has (parse-error steps are none)", async () => {
+      const harness = makeTools();
+      const counts: Array<number | undefined> = [];
+      const llm = new ReplayChatModel({
+        outputs: [
+          "Thought: I know this\nFinal Answer: Paris",
+          "Thought: I am sure\nFinal Answer: Paris",
+          "Thought: check it\nAction: capital\nAction Input: France",
+          "Thought: I now know the final answer\nFinal Answer: Paris",
+        ],
+      });
+      const agent = await createReactAgent({
+        llm,
+        tools: harness.tools,
+        prompt: REACT_PROMPT,
+        parser: {
+          validators: {
+            requireObservationBeforeFinalAnswer: true,
+            finalAnswerPredicate: (_output, context) => {
+              counts.push(context.observationCount);
+              return true;
+            },
+          },
+        },
+      });
+      const executor = new AgentExecutor({ agent, tools: agent.tools, handleParsingErrors: true, returnIntermediateSteps: true });
+      const result = await run(executor, "capital of France?", path, agent.callbacks);
+      expect(result.output).toBe("Paris");
+      expect(result.stopReason).toBe("final_answer");
+      expect(llm.calls).toHaveLength(4);
+      expect(harness.calls).toEqual([{ tool: "capital", input: "France" }]);
+      const steps = result.intermediateSteps as Array<{ action: { tool: string } }>;
+      expect(steps.map((step) => step.action.tool)).toEqual(["_Exception", "_Exception", "capital"]);
+      expect(llm.calls[1].prompt).toMatch(/Observation: [^\n]*(observation|tool)/i);
+      expect(counts[counts.length - 1]).toBe(1);
+    });
+  });
+
   describe("when a run is started without agent.callbacks", () => {
     afterEach(() => jest.restoreAllMocks());
 
