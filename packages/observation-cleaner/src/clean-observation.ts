@@ -18,7 +18,7 @@ import {
   emptyContainerText,
   unreadableValueText,
 } from "./messages";
-import { neutralizeControlLines } from "./neutralize";
+import { neutralizeActionBlobs, neutralizeControlLines } from "./neutralize";
 import {
   resolveCleanObservationOptions,
   type CleanObservationOptions,
@@ -245,7 +245,9 @@ class Cleaner {
       const names = [...new Set(labels)].slice(0, 5).join(", ");
       this.notes.add(`neutralised ${labels.length} line(s) that read as ReAct control lines (${names})`);
     }
-    return neutralized;
+    const blobs = neutralizeActionBlobs(neutralized);
+    if (blobs.count > 0) this.notes.add(`neutralised ${blobs.count} JSON action blob(s) or Finish[…] line(s)`);
+    return blobs.text;
   }
 
   /** Final guard: neutralise again (a cut can start a line mid-text) and never exceed the budget. */

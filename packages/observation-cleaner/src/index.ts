@@ -11,6 +11,6 @@ export {
   type ObservationTemplate,
   type RawObservationRecord,
 } from "./options";
-export { neutralizeControlLines, type NeutralizedText } from "./neutralize";
+export { neutralizeActionBlobs, neutralizeControlLines, type NeutralizedText } from "./neutralize";
 export { countTokensCl100k } from "./tokens";
 export { ObservationCleanerError, ObservationCleanerOptionsError, type ObservationCleanerErrorOptions } from "./errors";
