@@ -1,0 +1,148 @@
+// What a LangChain.js user tries when swapping Reins' createReactAgent into an existing
+// AgentExecutor setup: a plain LLM, every handleParsingErrors form, streamEvents, earlyStoppingMethod.
+import { AgentExecutor, createReactAgent as createStockReactAgent } from "@langchain/classic/agents";
+import { OutputParserException } from "@langchain/core/output_parsers";
+import { PromptTemplate } from "@langchain/core/prompts";
+import { DynamicTool } from "@langchain/core/tools";
+import { ReplayChatModel } from "./__fixtures__/replay-chat-model";
+import { ReplayLLM } from "./__fixtures__/replay-llm";
+import { createReactAgent } from "./index";
+
+// LangChain's hwchase17/react prompt, verbatim.
+const REACT_PROMPT = PromptTemplate.fromTemplate(`Answer the following questions as best you can. You have access to the following tools:
+
+{tools}
+
+Use the following format:
+
+Question: the input question you must answer
+Thought: you should always think about what to do
+Action: the action to take, should be one of [{tool_names}]
+Action Input: the input to the action
+Observation: the result of the action
+... (this Thought/Action/Action Input/Observation can repeat N times)
+Thought: I now know the final answer
+Final Answer: the final answer to the original input question
+
+Begin!
+
+Question: {input}
+Thought:{agent_scratchpad}`);
+
+function capitalTool(calls: string[] = []): DynamicTool {
+  const capitals: Record<string, string> = { france: "Paris", japan: "Tokyo" };
+  return new DynamicTool({
+    name: "capital",
+    description: "Returns the capital city of a country. Input: the country name.",
+    func: async (input: string) => {
+      calls.push(input);
+      return capitals[input.trim().toLowerCase()] ?? `No capital known for ${input}.`;
+    },
+  });
+}
+
+async function lastChunk(stream: AsyncIterable<Record<string, unknown>>): Promise<Record<string, unknown>> {
+  let last: Record<string, unknown> = {};
+  for await (const chunk of stream) last = chunk;
+  return last;
+}
+
+describe("createReactAgent as a swap for LangChain's", () => {
+  describe("with a plain LLM (string completions), as the stock createReactAgent accepts", () => {
+    it.each(["invoke", "stream"] as const)("runs the ReAct loop on %s with the stop sequence bound", async (path) => {
+      const calls: string[] = [];
+      const llm = new ReplayLLM({
+        outputs: [" I should look it up.\nAction: capital\nAction Input: France", " I now know the final answer\nFinal Answer: Paris"],
+      });
+      const agent = await createReactAgent({ llm, tools: [capitalTool(calls)], prompt: REACT_PROMPT });
+      const executor = new AgentExecutor({ agent, tools: agent.tools, handleParsingErrors: true });
+      const result =
+        path === "invoke"
+          ? await executor.invoke({ input: "capital of France?" }, { callbacks: agent.callbacks })
+          : await lastChunk(await executor.stream({ input: "capital of France?" }, { callbacks: agent.callbacks }));
+      expect(result).toMatchObject({ output: "Paris", stopReason: "final_answer" });
+      expect(calls).toEqual(["France"]);
+      expect(llm.calls[0].stop).toEqual(["\nObservation:"]);
+      expect(llm.calls[1].prompt).toContain("Action Input: France\n\nObservation: Paris\nThought: ");
+    });
+  });
+
+  describe("with each handleParsingErrors form", () => {
+    const unknownTool = "Thought: look it up\nAction: wikipedia\nAction Input: France";
+
+    async function runWith(handleParsingErrors: boolean | string | ((error: OutputParserException) => string)) {
+      const llm = new ReplayChatModel({ outputs: [unknownTool, "Thought: done\nFinal Answer: Paris"] });
+      const agent = await createReactAgent({ llm, tools: [capitalTool()], prompt: REACT_PROMPT });
+      const executor = new AgentExecutor({ agent, tools: agent.tools, handleParsingErrors });
+      const result = await executor.invoke({ input: "capital of France?" }, { callbacks: agent.callbacks });
+      return { result, retryPrompt: llm.calls[1]?.prompt ?? "", agent };
+    }
+
+    it("false (the stock default): throws the parser's OutputParserException out of invoke, naming the valid tools", async () => {
+      const error = await runWith(false).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(OutputParserException);
+      expect((error as Error).message).toContain("'wikipedia' is not a valid tool");
+      expect((error as Error).message).toContain("capital");
+    });
+
+    it("true: the model gets the parser's specific corrective observation and its own reply", async () => {
+      const { result, retryPrompt, agent } = await runWith(true);
+      expect(result.output).toBe("Paris");
+      expect(retryPrompt).toContain(`${unknownTool}\n\nObservation: 'wikipedia' is not a valid tool.`);
+      expect(agent.runContext.size).toBe(0);
+    });
+
+    it("a string: LangChain uses it as the observation", async () => {
+      const { result, retryPrompt } = await runWith("Check your output and make sure it conforms!");
+      expect(result.output).toBe("Paris");
+      expect(retryPrompt).toContain("Observation: Check your output and make sure it conforms!");
+    });
+
+    it("a function: gets the parser's exception (with its observation) and its result is the observation", async () => {
+      const seen: unknown[] = [];
+      const { result, retryPrompt } = await runWith((error) => {
+        seen.push(error);
+        return `Fix this: ${error.observation ?? ""}`;
+      });
+      expect(result.output).toBe("Paris");
+      expect(seen[0]).toBeInstanceOf(OutputParserException);
+      expect(retryPrompt).toContain("Observation: Fix this: 'wikipedia' is not a valid tool.");
+    });
+  });
+
+  describe("with streamEvents (v2)", () => {
+    it("carries stopReason in the executor's last on_chain_stream chunk (on_chain_end unwraps the lone output)", async () => {
+      const repeat = "Thought: again\nAction: capital\nAction Input: France";
+      const llm = new ReplayChatModel({ outputs: [repeat, repeat, repeat, repeat] });
+      const agent = await createReactAgent({ llm, tools: [capitalTool()], prompt: REACT_PROMPT });
+      const executor = new AgentExecutor({ agent, tools: agent.tools, handleParsingErrors: true });
+      const chunks: Array<Record<string, unknown>> = [];
+      let endOutput: unknown;
+      for await (const event of executor.streamEvents({ input: "capital of France?" }, { version: "v2", callbacks: agent.callbacks })) {
+        if (event.name !== "AgentExecutor") continue;
+        if (event.event === "on_chain_stream") chunks.push(event.data.chunk as Record<string, unknown>);
+        if (event.event === "on_chain_end") endOutput = event.data.output;
+      }
+      const last = chunks[chunks.length - 1];
+      expect(last.stopReason).toBe("repeat");
+      expect(last.output).toContain("- capital(France): Paris");
+      expect(endOutput).toBe(last.output);
+      expect(agent.runContext.size).toBe(0);
+    });
+  });
+
+  describe("with earlyStoppingMethod", () => {
+    it('"generate" fails as it does for the stock createReactAgent (no runnable agent supports it)', async () => {
+      const outputs = ["Thought: a\nAction: capital\nAction Input: France", "Thought: b\nAction: capital\nAction Input: Japan"];
+      const ours = await createReactAgent({ llm: new ReplayChatModel({ outputs }), tools: [capitalTool()], prompt: REACT_PROMPT });
+      const stock = await createStockReactAgent({ llm: new ReplayChatModel({ outputs }), tools: [capitalTool()], prompt: REACT_PROMPT });
+      const run = async (agent: typeof ours | typeof stock, tools: DynamicTool[] | typeof ours.tools, callbacks?: typeof ours.callbacks) =>
+        new AgentExecutor({ agent, tools, maxIterations: 1, earlyStoppingMethod: "generate" })
+          .invoke({ input: "q" }, { callbacks })
+          .catch((caught: unknown) => (caught as Error).message);
+      const stockMessage = await run(stock, [capitalTool()]);
+      expect(stockMessage).toBe("Invalid stopping method: generate");
+      expect(await run(ours, ours.tools, ours.callbacks)).toBe(stockMessage);
+    });
+  });
+});
