@@ -70,7 +70,9 @@ describe("createReactAgent as a swap for LangChain's", () => {
   describe("with each handleParsingErrors form", () => {
     const unknownTool = "Thought: look it up\nAction: wikipedia\nAction Input: France";
 
-    async function runWith(handleParsingErrors: boolean | string | ((error: OutputParserException) => string)) {
+    type HandleParsingErrors = NonNullable<ConstructorParameters<typeof AgentExecutor>[0]["handleParsingErrors"]>;
+
+    async function runWith(handleParsingErrors: HandleParsingErrors) {
       const llm = new ReplayChatModel({ outputs: [unknownTool, "Thought: done\nFinal Answer: Paris"] });
       const agent = await createReactAgent({ llm, tools: [capitalTool()], prompt: REACT_PROMPT });
       const executor = new AgentExecutor({ agent, tools: agent.tools, handleParsingErrors });
@@ -102,7 +104,7 @@ describe("createReactAgent as a swap for LangChain's", () => {
       const seen: unknown[] = [];
       const { result, retryPrompt } = await runWith((error) => {
         seen.push(error);
-        return `Fix this: ${error.observation ?? ""}`;
+        return `Fix this: ${error instanceof OutputParserException ? (error.observation ?? "") : error.message}`;
       });
       expect(result.output).toBe("Paris");
       expect(seen[0]).toBeInstanceOf(OutputParserException);
