@@ -245,6 +245,9 @@ class Cleaner {
       const names = [...new Set(labels)].slice(0, 5).join(", ");
       this.notes.add(`neutralised ${labels.length} line(s) that read as ReAct control lines (${names})`);
     }
+    // Blobs are looked for only in text of about the budget (every final text is): the scan per
+    // name key is bounded, but a 10 MB text of name keys would still cost seconds.
+    if (neutralized.length > this.options.maxChars) return neutralized;
     const blobs = neutralizeActionBlobs(neutralized);
     if (blobs.count > 0) this.notes.add(`neutralised ${blobs.count} JSON action blob(s) or Finish[…] line(s)`);
     return blobs.text;
@@ -255,7 +258,9 @@ class Cleaner {
     let result = this.neutralize(text);
     let cut = truncated;
     if (result.length > this.options.maxChars) {
-      result = truncateText(result, this.options.maxChars, 0).text;
+      // The cut starts new lines (after its marker): neutralise them too, then bound the length.
+      result = this.neutralize(truncateText(result, this.options.maxChars, 0).text);
+      if (result.length > this.options.maxChars) result = result.slice(0, this.options.maxChars);
       cut = true;
     }
     let tokens = this.tokens(result);
