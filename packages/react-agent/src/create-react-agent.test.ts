@@ -140,6 +140,8 @@ describe("createReactAgent", () => {
       ["loopControl", { loopControl: true }],
       ["metrics", { metrics: {} }],
       ["runContext", { runContext: {} }],
+      ["loopFinish.maxFindings", { loopFinish: { maxFindings: -1 } }],
+      ["loopFinish.escapeHatch", { loopFinish: { escapeHatch: 5 } }],
     ])("fails fast on a bad %s, naming the field", async (field, change) => {
       const { tools } = makeTools();
       const options = { llm: new ReplayChatModel({ outputs: [] }), tools, prompt: REACT_PROMPT, ...change };

@@ -10,6 +10,7 @@ import {
   createReActLabelSet,
   DEFAULT_REACT_LABELS,
   matchReActLabel,
+  resolveLoopFinishOptions,
   RunContextStore,
   runIdsFrom,
   type LoopFinishOptions,
@@ -236,6 +237,15 @@ export function resolveReactAgentOptions(options: CreateReactAgentOptions): Reso
   checkPieceOption("loopControl", options.loopControl, LoopControlHandler);
   if (options.loopFinish !== undefined && !isPlainOptions(options.loopFinish)) {
     throw new ReactAgentOptionsError({ field: "loopFinish", reason: "must be an options object" });
+  }
+  // Checked now: at stop time a bad value would only fall back to its default, unnoticed.
+  for (const [field, value] of Object.entries(options.loopFinish ?? {})) {
+    try {
+      resolveLoopFinishOptions({ [field]: value });
+    } catch (cause) {
+      const message = cause instanceof Error ? cause.message : String(cause);
+      throw new ReactAgentOptionsError({ field: `loopFinish.${field}`, reason: message.slice(message.indexOf(": ") + 2).replace(/\.$/, ""), cause });
+    }
   }
   if (options.metrics !== undefined && typeof options.metrics?.record !== "function") {
     throw new ReactAgentOptionsError({ field: "metrics", reason: "must have a record(event) method (e.g. createAgentMetrics())" });
