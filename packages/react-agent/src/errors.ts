@@ -35,8 +35,11 @@ export interface ReactAgentOptionsErrorOptions extends ReactAgentErrorOptions {
 
 /**
  * An option of `createReactAgent` is invalid. Thrown before anything is built; the message names
- * the field. Errors of the pieces' own options (`parser`, `toolExecutor`, `observation`,
- * `loopControl`) are their packages' errors, kept as `cause`.
+ * the field (a path such as `tools[1]`, `toolExecutor.policies.send_email`, `loopFinish.maxFindings`).
+ * A bad field inside the pieces' own options (`parser`, `toolExecutor`, `observation`,
+ * `loopControl`) is reported by that piece's constructor with its own error
+ * (`InvalidParserOptionsError`, `ToolExecutorOptionsError`, `ObservationCleanerOptionsError`,
+ * `LoopControlOptionsError`), whose field is relative to that option.
  */
 export class ReactAgentOptionsError extends ReactAgentError {
   private readonly [REACT_AGENT_OPTIONS_ERROR_MARKER] = true;
