@@ -14,8 +14,8 @@ import { DEFAULT_TOOL_EXECUTOR_OPTIONS, DEFAULT_TOOL_POLICY } from "@reins/tool-
 const docsDir = path.resolve(__dirname, "../../../docs");
 const guide = (name: string): string => readFileSync(path.join(docsDir, "guides", `${name}.md`), "utf8");
 
-// Internal constants in DEFAULT_REACT_AGENT_OPTIONS (LangChain's, not options a user passes).
-const NOT_OPTIONS = new Set(["stop", "requiredPromptVariables"]);
+// An internal constant in DEFAULT_REACT_AGENT_OPTIONS (LangChain's prompt contract, not an option).
+const NOT_OPTIONS = new Set(["requiredPromptVariables"]);
 
 const CASES: ReadonlyArray<{ guide: string; defaults: object; name: string }> = [
   { guide: "react-output-parser", defaults: DEFAULT_HARDENED_REACT_OUTPUT_PARSER_OPTIONS, name: "DEFAULT_HARDENED_REACT_OUTPUT_PARSER_OPTIONS" },
