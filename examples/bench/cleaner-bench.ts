@@ -237,9 +237,25 @@ export function formatCleanerBench(result: CleanerBenchResult): string {
   return lines.join("\n");
 }
 
+/**
+ * The observation cleaner's own held-back tool outputs (written for the package, not tuned on;
+ * same index format), found upward from the working directory.
+ */
+export function findHoldoutDir(): string {
+  let directory = process.cwd();
+  for (let level = 0; level < 6; level += 1) {
+    const candidate = path.join(directory, "packages/observation-cleaner/src/__fixtures__/holdout");
+    if (existsSync(path.join(candidate, "index.json"))) return candidate;
+    directory = path.dirname(directory);
+  }
+  throw new Error(`Cannot find packages/observation-cleaner/src/__fixtures__/holdout above ${process.cwd()}.`);
+}
+
 if (process.argv[1]?.endsWith("cleaner-bench.ts") === true) {
   try {
     process.stdout.write(`${formatCleanerBench(runCleanerBench())}\n`);
+    process.stdout.write(`\nHeld-back set (packages/observation-cleaner/src/__fixtures__/holdout)\n`);
+    process.stdout.write(`${formatCleanerBench(runCleanerBench({ fixtureDir: findHoldoutDir(), sizes: [] })).split("\n\nScaling")[0]}\n`);
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exitCode = 1;
