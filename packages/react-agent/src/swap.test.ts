@@ -133,6 +133,33 @@ describe("createReactAgent as a swap for LangChain's", () => {
     });
   });
 
+  describe("with a maxIterations below loopControl.maxSteps", () => {
+    const outputs = Array.from({ length: 10 }, (_, index) => `Thought: try ${index}\nAction: capital\nAction Input: Country ${index}`);
+
+    it("ends with LangChain's own stop answer and no stopReason (the executor stops first, as the README says)", async () => {
+      const agent = await createReactAgent({ llm: new ReplayChatModel({ outputs }), tools: [capitalTool()], prompt: REACT_PROMPT });
+      const executor = new AgentExecutor({ agent, tools: agent.tools, handleParsingErrors: true, maxIterations: 4 });
+      const result = await executor.invoke({ input: "q" }, { callbacks: agent.callbacks });
+      expect(result.output).toBe("Agent stopped due to max iterations.");
+      expect(result.stopReason).toBeUndefined();
+      expect(agent.runContext.size).toBe(0);
+    });
+
+    it("ends gracefully with stopReason max_steps once loopControl.maxSteps is below it", async () => {
+      const agent = await createReactAgent({
+        llm: new ReplayChatModel({ outputs }),
+        tools: [capitalTool()],
+        prompt: REACT_PROMPT,
+        loopControl: { maxSteps: 3 },
+      });
+      const executor = new AgentExecutor({ agent, tools: agent.tools, handleParsingErrors: true, maxIterations: 4 });
+      const result = await executor.invoke({ input: "q" }, { callbacks: agent.callbacks });
+      expect(result.stopReason).toBe("max_steps");
+      expect(result.output).toContain("I reached the maximum number of steps");
+      expect(result.output).toContain("- capital(Country 0): No capital known for Country 0.");
+    });
+  });
+
   describe("with earlyStoppingMethod", () => {
     it('"generate" fails as it does for the stock createReactAgent (no runnable agent supports it)', async () => {
       const outputs = ["Thought: a\nAction: capital\nAction Input: France", "Thought: b\nAction: capital\nAction Input: Japan"];
