@@ -904,7 +904,10 @@ function readCanonicalStep(text: string, config: ReaderConfig): ReActStep | unde
   if (text.length > 4_096) return undefined;
   let start = 0;
   while (start < text.length && (text.charCodeAt(start) === 10 || text.charCodeAt(start) === 32)) start += 1;
-  let match: RegExpExecArray | null = null;
+  // The Action line's text after "Action:" and the Action Input line's text (an action), or the
+  // Final Answer line's text (an answer); strings are only cut once the shape is known.
+  let nameText: string | undefined;
+  let inputLine: string | undefined;
   let thoughtLine = "";
   let finalLine: string | undefined;
   let matchEnd = 0;
@@ -912,30 +915,32 @@ function readCanonicalStep(text: string, config: ReaderConfig): ReActStep | unde
   // found with native searches; the pattern below only scans the step's own lines.
   const firstBreak = text.indexOf("\n", start);
   if (firstBreak > start && !text.includes("<") && !text.includes("`") && !text.includes("\r")) {
-    const thoughtStart = text.startsWith("Thought:", start) ? start + 8 : start;
     if (text.startsWith("Action:", firstBreak + 1)) {
       const nameEnd = text.indexOf("\n", firstBreak + 8);
       if (nameEnd > 0 && text.startsWith("Action Input:", nameEnd + 1)) {
         const inputEnd = text.indexOf("\n", nameEnd + 14);
         matchEnd = inputEnd < 0 ? text.length : inputEnd;
-        match = [text.slice(firstBreak + 1, matchEnd), text.slice(firstBreak + 8, nameEnd), text.slice(nameEnd + 14, matchEnd)] as unknown as RegExpExecArray;
-        thoughtLine = text.slice(thoughtStart, firstBreak);
+        nameText = text.slice(firstBreak + 8, nameEnd);
+        inputLine = text.slice(nameEnd + 14, matchEnd).trim();
       }
     } else if (text.startsWith("Final Answer:", firstBreak + 1)) {
       const lineEnd = text.indexOf("\n", firstBreak + 14);
-      thoughtLine = text.slice(thoughtStart, firstBreak);
       finalLine = text.slice(firstBreak + 14, lineEnd < 0 ? text.length : lineEnd);
       matchEnd = lineEnd < 0 ? text.length : lineEnd;
     }
+    if (nameText !== undefined || finalLine !== undefined) thoughtLine = text.slice(text.startsWith("Thought:", start) ? start + 8 : start, firstBreak);
   }
-  if (match === null && finalLine === undefined) {
+  if (nameText === undefined && finalLine === undefined) {
     CANONICAL_STEP.lastIndex = start;
     const step = CANONICAL_STEP.exec(text);
     if (step === null) return undefined;
     thoughtLine = step[1] ?? "";
     finalLine = step[4];
     matchEnd = CANONICAL_STEP.lastIndex;
-    match = step[4] === undefined ? ([step[0], step[2], step[3]] as unknown as RegExpExecArray) : null;
+    if (step[4] === undefined) {
+      nameText = step[2];
+      inputLine = step[3].trim();
+    }
   }
   if (finalLine !== undefined) {
     if (!isBlankFrom(text, matchEnd) || !plainThought(thoughtLine, config.labels)) return undefined;
@@ -943,11 +948,10 @@ function readCanonicalStep(text: string, config: ReaderConfig): ReActStep | unde
     if (output.length === 0) return undefined;
     return { ok: true, kind: "finish", output, thought: thoughtLine.trim(), repairs: NO_REPAIRS };
   }
-  if (match === null) return undefined;
-  const inputLine = match[2].trim();
+  if (nameText === undefined || inputLine === undefined) return undefined;
   const fenced = inputLine.length === 0 ? fencedInput(text, matchEnd) : undefined;
   if ((fenced === undefined && !isBlankFrom(text, matchEnd)) || !plainThought(thoughtLine, config.labels)) return undefined;
-  const spec = canonicalTool(match[1], config);
+  const spec = canonicalTool(nameText, config);
   if (spec === undefined || spec.kind !== "string") return undefined;
   const thought = thoughtLine.trim();
   if (fenced !== undefined) {
