@@ -124,6 +124,24 @@ describe("ToolExecutor", () => {
       expect(events.some((event) => event.type === "tool_retry")).toBe(false);
     });
 
+    it("survives a tool whose abort listener throws: the deadline still answers and the failure is logged, not thrown", async () => {
+      jest.useFakeTimers();
+      const warnings: string[] = [];
+      const faulty = scriptedStringTool("faulty", [
+        (_input, signal) => {
+          signal?.addEventListener("abort", () => {
+            throw new Error("listener exploded");
+          });
+          return never();
+        },
+      ]);
+      const [wrapped] = new ToolExecutor({ logger: { warn: (message) => warnings.push(message) }, defaults: { timeoutMs: 1000, retry: false } }).wrap([faulty.tool]);
+      const { value } = await settleWithFakeTimers(wrapped.invoke("q"));
+      expect(value).toMatch(/"faulty" did not answer within 1 s/);
+      expect(faulty.signals[0]?.aborted).toBe(true);
+      expect(warnings.some((message) => message.includes('An abort listener of tool "faulty" threw'))).toBe(true);
+    });
+
     it("settles within timeoutMs × attempts + total backoff when the tool keeps hanging", async () => {
       jest.useFakeTimers();
       const { events, toolCalls, options } = recorder();

@@ -47,6 +47,7 @@ import {
   ToolValidationError,
 } from "./errors";
 import { defaultFormatObservation, ensureReadableObservation } from "./format-observation";
+import { guardAbortListeners } from "./guarded-signal";
 import { DEFAULT_STRING_CONFIRMATION_HINT, MODEL_MESSAGES } from "./messages";
 import { isRetryableError, toError } from "./normalize-error";
 import { checkResultShape, type ResultCheckFailure } from "./result-check";
@@ -629,6 +630,11 @@ export class ToolExecutor {
         // Without a caller signal nothing upstream can abort, so skip cockatiel's parent-signal listener.
         return await state.timeout.execute(
           ({ signal: attemptSignal }) => {
+            // cockatiel's fresh per-attempt signal, aborted by us at the deadline: the tool's abort
+            // listeners run guarded, as one that throws would otherwise crash the process.
+            guardAbortListeners(attemptSignal, (listenerError) =>
+              this.log("warn", `An abort listener of tool "${toolName}" threw; ignored.`, { toolName, error: toError(listenerError) }),
+            );
             const call = this.callOriginal(state, toolInput, attemptSignal, config);
             if (inFlight !== undefined) inFlight.call = call;
             return call;
