@@ -53,7 +53,8 @@ export type ParseReport =
  * Accepted (each listed shape has a case in `shared/corpus` and a unit test):
  * - the canonical `Thought:` / `Action:` / `Action Input:` and `Thought:` / `Final Answer:`;
  * - a missing `Thought:` label (the prompt ends with it) or free text before the action;
- * - labels in any case, in markdown (`**Action:**`, `## action:` with the value on the next line),
+ * - labels in any case, in markdown (`**Action:**`, `*Action:*`, a whole line in bold
+ *   `**Action Input: x**`, `## action:` with the value on the next line),
  *   with a full-width colon (`Action：`), numbered (`Action 1:`, `Action 1 Input:`), glued
  *   (`FinalAnswer:`), indented, and custom label words (option `labels`);
  * - blank lines between the labels; a Thought over several lines; a multi-line Action Input;
@@ -62,10 +63,10 @@ export type ParseReport =
  * - JSON action blobs, fenced or not, glued to prose, with trailing prose, also as `Action: {…}`:
  *   `{"action", "action_input"}` (action `"Final Answer"` is the answer), `{"name", "args"}`, a list
  *   of blobs (the first is taken), a blob whose input holds code fences;
- * - the paper style `Search[query]` and `Finish[answer]` (inner brackets kept), `tool(input)` and
- *   `tool(query="input")`;
+ * - the paper style `Search[query]` and `Finish[answer]` (inner brackets kept), also as a bare line
+ *   without `Action:` (alone or last after the Thought), `tool(input)`, `tool(query="input")`;
  * - the conversational agent's `Do I need to use a tool? No` with `AI:`; LlamaIndex's `Answer:`;
- *   a Thought saying no tool is needed followed by the reply; a plain reply with no label at all
+ *   a Thought saying no tool is needed (English and nine other languages) followed by the reply; a plain reply with no label at all
  *   (option `acceptUnlabelledReply`) when it names no tool, is not a plan and is not cut off;
  * - `<think>…</think>` (and `<thinking>`, `<reasoning>`) blocks, removed and never acted on;
  * - a hallucinated continuation: a model-written `Observation:` after the step, or a new
@@ -73,24 +74,27 @@ export type ParseReport =
  *   else is ignored;
  * - an action followed by a Final Answer: the action (option `onConflict`); a short `Answer:`/`AI:`
  *   line before an action (written by accident): the action;
- * - tool names: exact, else normalised (case, `-`/`_`/space, backticks, quotes, bold markers,
- *   markdown escapes, a leading "Use"/"Call") when exactly one registered tool matches; fuzzy with
- *   option `fuzzyToolNames`;
+ * - tool names: exact, else normalised (case, `-`/`_`/space, camelCase or run together, backticks,
+ *   quotes, bold markers, markdown escapes, a leading "Use"/"Call", "the … tool") when exactly one
+ *   registered tool matches; fuzzy with option `fuzzyToolNames`;
  * - input quoting: one wrapping pair of quotes removed (inner quotes kept), a lone leading quote on a
  *   one-line input removed, a lone trailing quote kept;
  * - object-schema tools: JSON parsed and repaired (smart/single quotes, Python literals, trailing
  *   commas, comments, a missing closing brace, unquoted keys, double encoding, a wrapper such as
  *   `Tool({...})`, trailing prose), then checked against the tool's schema; a single-argument tool
  *   given plain text gets `{ argument: text }`; no-argument tools called with no input, `{}` or an
- *   empty `Action Input:`.
+ *   empty `Action Input:`;
+ * - an explicitly empty `Action Input:` for a string tool: `""` (as the stock parser; LangChain's
+ *   `sql_db_list_tables` is called so). Without an `Action Input:` line it is `missing_action_input`.
  *
  * Rejected with a corrective observation (the `reason` in parentheses):
- * - an empty reply (`empty_output`), only reasoning tags (`reasoning_only`), not a string (`not_text`);
- * - prose, a plan, a cut-off Thought or a Thought with no action (`missing_action`);
+ * - an empty reply (`empty_output`), only reasoning tags (`reasoning_only`), a value that is not a
+ *   string, even one whose `toString` throws (`not_text`);
+ * - prose, a plan (`Plan:`, `Next steps:`), a cut-off Thought or a Thought with no action (`missing_action`);
  * - `Action Input:` with no `Action:` (`missing_action_label`); an empty `Action:` (`empty_tool_name`);
  * - an Action that is not a registered tool, e.g. a sentence (`unknown_tool`, listing the tools and
  *   suggesting the one named in it), or matching several after normalisation (`ambiguous_tool`);
- * - `Action: None` / `N/A` / `None: reason` (`no_op_action`: write `Final Answer:`);
+ * - `Action: None` / `N/A` / `-` / `—` / `nothing` / `None: reason` (`no_op_action`: write `Final Answer:`);
  * - the prompt's format instructions echoed back, e.g. `Action: one of [search]` (`prompt_echo`);
  * - an action of a tool that needs input with no `Action Input:` (`missing_action_input`);
  * - a Final Answer followed by an action (`final_answer_then_action`), or any mix with
@@ -98,12 +102,14 @@ export type ParseReport =
  * - object-tool input that is not JSON even after repair (`invalid_json_input`), that was cut off
  *   mid-value (`truncated_input`: closing it would invent a value), or that fails the tool's schema
  *   (`invalid_tool_input`, with the field errors);
- * - the tool's argument schema echoed as input (`schema_echo`);
+ * - the tool's argument schema echoed as input, with or without `"type": "object"` (`schema_echo`);
  * - a degenerate reply with more than 500 labelled lines before the step is decided (`too_many_labels`);
  * - opt-in validators: `thought_too_short`, `thought_too_long`, `banned_phrase`, `required_pattern`,
  *   `final_answer_before_observation`, `final_answer_rejected`.
  * When a hallucinated continuation was cut and the reply is rejected, the observation also tells the
  * model to stop after `Action Input:` and wait for the real Observation.
+ *
+ * Nothing but a {@link ReActFormatError} is ever thrown by `parse`; `parseDetailed` never throws.
  *
  * Every repair and rejection is reported as a `parser_repair` / `parser_error` event (options
  * `metrics`, `onEvent`); {@link HardenedReActOutputParser.parseDetailed} returns them too.
