@@ -12,6 +12,7 @@ import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { ChatOpenAI } from "@langchain/openai";
 import { createAgentMetrics, type AgentMetrics } from "@reins/metrics";
 import { createReactAgent } from "@reins/react-agent";
+import { RunStoppedError } from "@reins/tool-executor";
 import { Registry } from "prom-client";
 import { DEMO_SCENARIOS, DEMO_TOOL_POLICIES, type DemoEnvironment, type DemoScenario, type ScenarioOutcome } from "./demo-scenarios";
 import {
@@ -189,11 +190,15 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
       write(`\n━━ [${index + 1}/${scenarios.length}] ${scenario.id} — ${scenario.fault}\nQuestion: ${scenario.question}\n`);
       forecastService.script([]);
       scenario.setUp?.(world.environment);
+      let refusedCalls = 0;
       const agent = await createReactAgent({
         llm,
         tools: world.tools,
         prompt: createReactPrompt(),
         metrics,
+        onEvent: (event) => {
+          if (event.type === "tool_call" && event.outcome === "rejected" && RunStoppedError.isInstance(event.error)) refusedCalls += 1;
+        },
         toolExecutor: { policies: DEMO_TOOL_POLICIES },
         loopControl: { mode: "finish", ...scenario.loopControl },
       });
@@ -219,6 +224,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
           stopReason: typeof result.stopReason === "string" ? result.stopReason : undefined,
           steps: (result.intermediateSteps as AgentStep[] | undefined) ?? [],
           modelCalls: transcript.modelCalls,
+          refusedCalls,
         };
       } catch (error) {
         outcome = {
@@ -226,6 +232,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
           stopReason: undefined,
           steps: [],
           modelCalls: transcript.modelCalls,
+          refusedCalls,
           error: error instanceof Error ? error : new Error(String(error)),
         };
       }
@@ -260,8 +267,15 @@ function summaryLine(result: ScenarioResult, live: boolean): string {
   const mark = live ? "•" : result.failures.length === 0 ? "✓" : "✗";
   const toolSteps = outcome.steps.filter((step) => step.action.tool !== "_Exception").length;
   const retries = outcome.steps.length - toolSteps;
+  const toolCalls = toolSteps - outcome.refusedCalls;
   const how = outcome.error !== undefined ? `crashed (${outcome.error.message})` : `stopReason=${String(outcome.stopReason)}`;
-  const detail = `${toolSteps} tool step${toolSteps === 1 ? "" : "s"}${retries > 0 ? `, ${retries} corrective retr${retries === 1 ? "y" : "ies"}` : ""}, ${outcome.modelCalls} model calls, ${(result.durationMs / 1000).toFixed(2)} s`;
+  const detail = [
+    `${toolCalls} tool call${toolCalls === 1 ? "" : "s"}`,
+    ...(outcome.refusedCalls > 0 ? [`${outcome.refusedCalls} refused (run stopping)`] : []),
+    ...(retries > 0 ? [`${retries} corrective retr${retries === 1 ? "y" : "ies"}`] : []),
+    `${outcome.modelCalls} model calls`,
+    `${(result.durationMs / 1000).toFixed(2)} s`,
+  ].join(", ");
   const failures = result.failures.length > 0 ? ` — FAILED: ${result.failures.join("; ")}` : "";
   return `${mark} ${result.id.padEnd(24)} ${how} (${detail})${failures}`;
 }

@@ -22,6 +22,11 @@ export interface ScenarioOutcome {
   readonly stopReason: string | undefined;
   readonly steps: readonly AgentStep[];
   readonly modelCalls: number;
+  /**
+   * Tool calls the ToolExecutor refused because loop control was stopping the run (their steps
+   * are in `steps`, but no tool ran).
+   */
+  readonly refusedCalls: number;
   readonly error?: Error;
 }
 

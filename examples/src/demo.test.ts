@@ -31,6 +31,13 @@ describe("runDemo", () => {
       expect(transcript).toContain(`${DEMO_SCENARIOS.length}/${DEMO_SCENARIOS.length} scenarios reached their expected outcome.`);
     });
 
+    it("counts a call refused because the run was stopping apart from the tool calls that ran", () => {
+      const budget = report.results.find((candidate) => candidate.id === "step-budget");
+      expect(budget?.outcome.refusedCalls).toBe(1);
+      expect(transcript).toMatch(/^✓ step-budget +stopReason=max_steps \(2 tool calls, 1 refused \(run stopping\), /m);
+      expect(transcript).toMatch(/^✓ markdown-labels +stopReason=final_answer \(1 tool call, 2 model calls, /m);
+    });
+
     it("ends with the Prometheus exposition of the whole run", () => {
       expect(report.passed).toBe(true);
       expect(transcript).toContain("# TYPE react_agent_runs_total counter");
