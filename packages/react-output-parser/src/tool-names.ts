@@ -13,7 +13,7 @@ export type ToolNameMatch =
 
 const DECORATION = new Set(["*", "`", '"', "'", "\u201c", "\u201d", "\u2018", "\u2019", "[", "]", "<", ">", "(", ")", "{", "}"]);
 const TRAILING_PUNCTUATION = new Set([".", ":", ",", ";", "!", "\uff1a", "\u3002"]);
-const LEADING_VERBS = ["use ", "call ", "using ", "calling "];
+const LEADING_VERBS = ["use ", "call ", "using ", "calling ", "tool name:", "tool:", "tool name "];
 const MAX_NAME_CHARS = 200;
 
 function isSeparator(character: string): boolean {
@@ -89,7 +89,7 @@ function levenshtein(left: string, right: string, limit: number): number {
 
 /**
  * Matches a written tool name against the registered names: exact, then without decoration, then
- * normalised (case, separators `-`/`_`/space/`.`, a leading "use"/"call", "the … tool"), then with
+ * normalised (case, separators `-`/`_`/space/`.`, a leading "use"/"call"/"tool:", "the … tool"), then with
  * separators dropped (`getWeather` for `get_weather`), then "… tool"; each accepted only when
  * exactly one registered name matches.
  *

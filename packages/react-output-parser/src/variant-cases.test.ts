@@ -16,7 +16,6 @@ const cases = JSON.parse(readFileSync(path.join(__dirname, "__fixtures__/variant
 /** Variants the parser does not handle yet, each with why; a listed case must still fail (no stale entries). */
 const KNOWN_FAILURES: Readonly<Record<string, string>> = {
   "x-halluc-response-label": "an invented continuation under a label the format does not have (Tool Output:) is kept as part of a multi-line Action Input; only Observation:/Question: end a step",
-  "x-name-tool-colon": "a tool name written after a \"tool:\" prefix is not matched",
 };
 
 const STACK_FRAME = /\n\s+at .+:\d+/;
