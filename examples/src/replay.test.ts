@@ -31,9 +31,30 @@ describe("replayAll", () => {
       expect(missed).toEqual([]);
     });
 
-    it("reaches every answer the stock agent reaches", () => {
-      const regressions = replays.filter((replay) => replay.stock?.verdict === "reached" && replay.reins.verdict !== "reached").map((replay) => replay.id);
+    it("reaches every answer the stock agent reaches, unless it stopped a loop-tagged run for its loop", () => {
+      const byId = new Map(trajectories.map((trajectory) => [trajectory.id, trajectory]));
+      const stoppedLoop = (replay: (typeof replays)[number]): boolean =>
+        (byId.get(replay.id)?.failure_tags.some((tag) => LOOP_TAGS.includes(tag)) ?? false) &&
+        replay.reins.verdict === "stopped" &&
+        ["repeat", "cycle", "stall"].includes(replay.reins.detail);
+      const regressions = replays
+        .filter((replay) => replay.stock?.verdict === "reached" && replay.reins.verdict !== "reached" && !stoppedLoop(replay))
+        .map((replay) => replay.id);
       expect(regressions).toEqual([]);
+    });
+
+    it("warns, stops or finishes every loop-tagged trajectory instead of looping silently", () => {
+      const silent = replays
+        .filter((replay) => trajectories.find((trajectory) => trajectory.id === replay.id)?.failure_tags.some((tag) => LOOP_TAGS.includes(tag)))
+        .filter(
+          (replay) =>
+            replay.reins.loopWarnings === 0 &&
+            !(replay.reins.verdict === "stopped" && ["repeat", "cycle", "stall"].includes(replay.reins.detail)) &&
+            replay.reins.verdict !== "reached" &&
+            replay.reins.verdict !== "different_answer",
+        )
+        .map((replay) => replay.id);
+      expect(silent).toEqual([]);
     });
 
     it("neither stops nor warns a trajectory without a loop tag for a loop", () => {

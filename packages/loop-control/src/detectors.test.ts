@@ -3,6 +3,7 @@ import {
   DEFAULT_LOOP_CONTROL_OPTIONS,
   countRepeats,
   countStalledThoughts,
+  intendedActionOf,
   detectCycle,
   hammingDistance,
   simHash,
@@ -118,5 +119,22 @@ describe("thoughtOf", () => {
     ["Action: search\nAction Input: x", ""],
   ])("reads the thought of %j", (log, thought) => {
     expect(thoughtOf(log)).toBe(thought);
+  });
+});
+
+describe("intendedActionOf", () => {
+  describe("with a rejected reply", () => {
+    it("reads the named tool and its input", () => {
+      expect(intendedActionOf("Thought: call it\nAction: Jester\nAction Input: foo")).toEqual({ tool: "Jester", toolInput: "foo" });
+    });
+    it("gives an empty input when none is written", () => {
+      expect(intendedActionOf("Action: lookup")).toEqual({ tool: "lookup", toolInput: "" });
+    });
+    it("finds no action in a plain refusal", () => {
+      expect(intendedActionOf("I'm sorry, but I cannot provide an answer without an Action.")).toBeUndefined();
+    });
+    it("ignores an empty Action line", () => {
+      expect(intendedActionOf("Action:\nAction Input: x")).toBeUndefined();
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { matchReActLabel } from "@reins/core";
 import { hammingDistance, type SimHash } from "./simhash";
 
 /**
@@ -226,4 +227,38 @@ export function countStalledThoughts(
     if (candidate.hash.wordCount >= options.minWords && hammingDistance(candidate.hash, current) <= options.maxDistance) count += 1;
   }
   return count;
+}
+
+/** The action a rejected reply meant to take, read from its `Action:` / `Action Input:` lines. */
+export interface IntendedAction {
+  readonly tool: string;
+  readonly toolInput: string;
+}
+
+/**
+ * Reads the action a model meant to take from a reply the parser rejected (the `log` of
+ * LangChain's `_Exception` step, which is the model's text). A model that keeps calling a tool
+ * that does not exist ("Action: Jester" three times) is looping even though no tool ever runs;
+ * a reply with no `Action:` line (a plain refusal repeated) has no intended action and is left to
+ * the parser's corrective retries. Uses `@reins/core`'s label grammar, so the labels read are the
+ * ones the parser reads. Linear in the text's length.
+ *
+ * @param log - the rejected model reply
+ * @returns the first `Action:` with a non-empty name and the `Action Input:` after it (`""`
+ *   when none), or `undefined` when the reply names no action
+ */
+export function intendedActionOf(log: string): IntendedAction | undefined {
+  let tool: string | undefined;
+  for (const line of log.split("\n")) {
+    const match = matchReActLabel(line);
+    if (match === undefined) continue;
+    if (tool === undefined) {
+      if (match.label === "action" && match.value.trim().length > 0) tool = match.value.trim();
+    } else if (match.label === "action_input") {
+      return { tool, toolInput: match.value.trim() };
+    } else if (match.label !== "thought") {
+      break;
+    }
+  }
+  return tool === undefined ? undefined : { tool, toolInput: "" };
 }

@@ -19,6 +19,8 @@ export {
   type RepeatDetectorOptions,
   type StallDetectorOptions,
   type ThoughtRecord,
+  intendedActionOf,
+  type IntendedAction,
 } from "./detectors";
 export { hammingDistance, simHash, thoughtWords, type SimHash } from "./simhash";
 export type { LoopAuditOutcome, LoopAuditRecord, LoopAuditSink } from "./audit";

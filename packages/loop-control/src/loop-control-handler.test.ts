@@ -128,14 +128,41 @@ describe("LoopControlHandler", () => {
       ]);
     });
 
-    it("ignores AgentExecutor's parse-error pseudo-tool", async () => {
+    it("ignores AgentExecutor's parse-error pseudo-tool when the rejected reply names no action", async () => {
       const { driver, events } = setup();
       const run = driver();
       await run.start();
       for (let index = 0; index < 3; index += 1) {
-        expect(await run.step({ tool: "_Exception", toolInput: "Invalid Format: Missing 'Action:'", observation: "Invalid Format" })).toBeUndefined();
+        expect(
+          await run.step({
+            tool: "_Exception",
+            toolInput: "Invalid Format: Missing 'Action:'",
+            observation: "Invalid Format",
+            log: "I'm sorry, but I cannot provide an answer without an Action.",
+          }),
+        ).toBeUndefined();
       }
       expect(events.some((event) => event.type === "loop_detection")).toBe(false);
+    });
+    it("counts rejected replies that keep naming the same action (a tool that does not exist)", async () => {
+      const { driver, events } = setup();
+      const run = driver();
+      await run.start();
+      const rejected = (wording: string) => ({
+        tool: "_Exception",
+        toolInput: "Jester is not a registered tool. Valid tools: Wikipedia.",
+        observation: "Jester is not a registered tool. Valid tools: Wikipedia.",
+        log: `I need to call the Jester tool ${wording} with the input "foo".\nAction: Jester\nAction Input: foo`,
+      });
+      expect(await run.step(rejected("three times"))).toBeUndefined();
+      expect(await run.step(rejected("two more times"))).toBeUndefined();
+      const stopped = await run.step(rejected("one more time"));
+      expect(LoopStoppedError.isInstance(stopped)).toBe(true);
+      expect((stopped as LoopStoppedError).stopReason).toBe("repeat");
+      expect(events.filter((event) => event.type === "loop_detection").map((event) => (event as { level: string }).level)).toEqual([
+        "warn",
+        "stop",
+      ]);
     });
   });
 

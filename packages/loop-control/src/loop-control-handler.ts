@@ -18,7 +18,14 @@ import {
   type StopReason,
 } from "@reins/core";
 import type { LoopAuditOutcome, LoopAuditRecord } from "./audit";
-import { countRepeats, countStalledThoughts, detectCycle, type CycleMatch, type ThoughtRecord } from "./detectors";
+import {
+  countRepeats,
+  countStalledThoughts,
+  detectCycle,
+  intendedActionOf,
+  type CycleMatch,
+  type ThoughtRecord,
+} from "./detectors";
 import {
   BudgetExceededError,
   LoopControlOptionsError,
@@ -69,6 +76,8 @@ interface StepState {
   readonly index: number;
   readonly action: AgentAction;
   readonly key: string;
+  /** The tool the detectors count: the action's, or for a rejected reply the one it named. */
+  readonly toolName: string;
   readonly detected: boolean;
   readonly thought: string;
   readonly thoughtHash: SimHash | undefined;
@@ -771,11 +780,16 @@ export class LoopControlHandler extends BaseCallbackHandler {
   private addStep(state: RunState, action: AgentAction): StepState {
     const now = this.options.now();
     const thought = thoughtOf(action.log ?? "");
-    const detected = !this.options.ignoreTools.includes(action.tool);
+    // A skipped step (a parse error) still counts when the rejected reply named an action.
+    const ignored = this.options.ignoreTools.includes(action.tool);
+    const intended = ignored ? intendedActionOf(action.log ?? "") : undefined;
+    const detected = !ignored || intended !== undefined;
+    const counted = intended ?? action;
     const step: StepState = {
       index: state.steps.length,
       action,
-      key: actionKey(action.tool, action.toolInput),
+      key: actionKey(counted.tool, counted.toolInput),
+      toolName: counted.tool,
       detected,
       thought,
       thoughtHash: detected && this.options.stall !== false ? simHash(thought) : undefined,
@@ -844,7 +858,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
     const earlier = state.steps.slice(0, -1).filter((candidate) => candidate.detected);
     const { repeat, cycle, stall } = this.options;
     const sameObservation =
-      repeat !== false && (repeat.requireSameObservation || repeat.pollingTools.includes(step.action.tool));
+      repeat !== false && (repeat.requireSameObservation || repeat.pollingTools.includes(step.toolName));
     const cycleMatch = cycle === false ? undefined : detectCycle([...earlier, { key: step.key }], cycle, sameObservation);
     const asCycle = (match: CycleMatch, level: "warn" | "stop"): LoopDetection => {
       const count = Math.floor(match.repetitions);
@@ -854,7 +868,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
         level,
         count,
         period: match.period,
-        note: level === "warn" ? cycleNote({ toolName: step.action.tool, count, cycleTools }) : undefined,
+        note: level === "warn" ? cycleNote({ toolName: step.toolName, count, cycleTools }) : undefined,
       };
     };
     const cycleStops = cycle !== false && cycleMatch !== undefined && cycleMatch.repetitions >= cycle.stopRepetitions;
@@ -874,7 +888,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
           level: "warn",
           count,
           note: repeatNote({
-            toolName: step.action.tool,
+            toolName: step.toolName,
             count,
             previousObservation:
               previousObservation === undefined ? undefined : previewObservation(previousObservation, this.options.notePreviewChars),
@@ -895,7 +909,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
       }
       const count = countStalledThoughts(thoughts, step.thoughtHash, stall);
       if (count >= stall.stopAt) return { kind: "stall", level: "stop", count };
-      if (count >= stall.warnAt) return { kind: "stall", level: "warn", count, note: stallNote({ toolName: step.action.tool, count }) };
+      if (count >= stall.warnAt) return { kind: "stall", level: "warn", count, note: stallNote({ toolName: step.toolName, count }) };
     }
     return undefined;
   }
