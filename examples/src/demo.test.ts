@@ -32,9 +32,13 @@ describe("runDemo", () => {
     });
 
     it("counts a call refused because the run was stopping apart from the tool calls that ran", () => {
+      const repeat = report.results.find((candidate) => candidate.id === "repeat-loop");
+      expect(repeat?.outcome.refusedCalls).toBe(1);
+      expect(transcript).toMatch(/^✓ repeat-loop +stopReason=repeat \(2 tool calls, 1 refused \(run stopping\), /m);
+      // maxSteps: 3 lets the third step's tool run; the stop ends the run at the next planning.
       const budget = report.results.find((candidate) => candidate.id === "step-budget");
-      expect(budget?.outcome.refusedCalls).toBe(1);
-      expect(transcript).toMatch(/^✓ step-budget +stopReason=max_steps \(2 tool calls, 1 refused \(run stopping\), /m);
+      expect(budget?.outcome.refusedCalls).toBe(0);
+      expect(transcript).toMatch(/^✓ step-budget +stopReason=max_steps \(3 tool calls, 3 model calls, /m);
       expect(transcript).toMatch(/^✓ markdown-labels +stopReason=final_answer \(1 tool call, 2 model calls, /m);
     });
 

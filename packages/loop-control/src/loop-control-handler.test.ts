@@ -253,6 +253,18 @@ describe("LoopControlHandler", () => {
       expect(error.steps).toHaveLength(5);
     });
 
+    it("publishes the max_steps stop only after the last allowed step's tool has run, so that call is not refused", async () => {
+      const { handler, driver } = setup({ maxSteps: 2, mode: "finish" });
+      const run = driver();
+      await run.start();
+      expect(await run.step(search("q1"))).toBeUndefined();
+      await run.plan(search("q2"));
+      const context = handler.runContext.contextOf("run-1");
+      expect(context?.loop.stop).toBeUndefined();
+      await run.act(search("q2"));
+      expect(context?.loop.stop?.reason).toBe("max_steps");
+    });
+
     it("throws again at the next planning step when a model-start throw was swallowed inside a tool", async () => {
       let now = 0;
       const { handler, driver } = setup({ maxDurationMs: 1000, now: () => now });

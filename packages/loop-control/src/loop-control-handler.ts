@@ -12,6 +12,7 @@ import {
   matchReActLabel,
   stableStringify,
   type LoopKind,
+  type LoopStopDecision,
   type ReinsEvent,
   type RunContext,
   type RunStatus,
@@ -122,6 +123,11 @@ interface RunState {
   costUsd: number;
   /** Builds the stop error thrown at the next model start or action (`mode: "throw"`). */
   pending?: () => RunStoppedError;
+  /**
+   * A stop decided when the last allowed step was chosen: published to the run context only once
+   * that step's tool has run (or the next planning starts), so the step itself is not refused.
+   */
+  deferredStop?: LoopStopDecision;
   thrown: boolean;
   readonly budgetNotes: Set<BudgetStopReason>;
   /** Fingerprints of every observation seen in the run. */
@@ -314,6 +320,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
         this.store.link(runId, parent);
         const found = this.stateOf(runId);
         found?.state.chainIds.add(runId);
+        if (found !== undefined) this.publishDeferredStop(found.state, found.context);
         return;
       }
       // A late chain of a run that was evicted: not a new run.
@@ -483,6 +490,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
       this.finishTool(found.state, step);
       if (step.action.tool !== EXCEPTION_TOOL_NAME) this.emit({ type: "step", runId: found.state.runId, step: "observation" });
       this.audit(found.state, step);
+      this.publishDeferredStop(found.state, found.context);
       this.checkBudgets(found.state, found.context);
     });
   }
@@ -496,6 +504,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
       step.toolError = true;
       this.finishTool(found.state, step);
       this.audit(found.state, step);
+      this.publishDeferredStop(found.state, found.context);
     });
   }
 
@@ -963,7 +972,12 @@ export class LoopControlHandler extends BaseCallbackHandler {
     const refusing = refuse && step !== undefined && this.options.mode === "throw" && !state.thrown;
     if (refusing) step.refused = true;
     const decision = makeError();
-    if (context.loop.stop === undefined) context.loop.stop = { reason: decision.stopReason, message: decision.message };
+    if (context.loop.stop === undefined) {
+      const stop = { reason: decision.stopReason, message: decision.message };
+      // The step that reaches a limit still runs: wrapped tools refuse calls once a stop is set.
+      if (refuse || step === undefined) context.loop.stop = stop;
+      else state.deferredStop ??= stop;
+    }
     if (step !== undefined) step.stopReason = decision.stopReason;
     if (this.options.mode !== "throw" || state.thrown) return undefined;
     if (!refusing) {
@@ -971,6 +985,13 @@ export class LoopControlHandler extends BaseCallbackHandler {
       return undefined;
     }
     return this.refuse(state, step, makeError);
+  }
+
+  /** Publishes a stop decided for the last allowed step, once that step has run. */
+  private publishDeferredStop(state: RunState, context: RunContext): void {
+    if (state.deferredStop === undefined) return;
+    context.loop.stop ??= state.deferredStop;
+    state.deferredStop = undefined;
   }
 
   /** Marks `step` as refused (its tool never runs) and returns the error to throw. */
