@@ -84,8 +84,8 @@ export type ParseReport =
  *   `Tool({...})`, trailing prose), then checked against the tool's schema; a single-argument tool
  *   given plain text gets `{ argument: text }`; no-argument tools called with no input, `{}` or an
  *   empty `Action Input:`;
- * - an explicitly empty `Action Input:` for a string tool: `""` (as the stock parser; LangChain's
- *   `sql_db_list_tables` is called so). Without an `Action Input:` line it is `missing_action_input`.
+ * - an `Action Input: ""` (written quotes) for a string tool: `""` (LangChain's `sql_db_list_tables`
+ *   takes an empty input). A bare empty `Action Input:` or none at all is `missing_action_input`.
  *
  * Rejected with a corrective observation (the `reason` in parentheses):
  * - an empty reply (`empty_output`), only reasoning tags (`reasoning_only`), a value that is not a

@@ -79,6 +79,8 @@ export const PARSER_MESSAGES = {
     `You repeated the format instructions instead of following them. Write one actual step: '${labels.action}: <exactly one of: ${toolList(toolNames)}>' and '${labels.actionInput}: <the real input>', or '${labels.finalAnswer}: <the answer>'.`,
   missingActionInput: (labels: MessageLabels, tool: string): string =>
     `'${labels.action}: ${tool}' needs an input, but there is no '${labels.actionInput}:' line. Write '${labels.actionInput}: <the input for ${tool}>' on the line after '${labels.action}: ${tool}'.`,
+  emptyStringActionInput: (labels: MessageLabels, tool: string): string =>
+    `The '${labels.actionInput}:' for ${tool} is empty, but ${tool} takes an input. Write it after '${labels.actionInput}:' on the same line (write '${labels.actionInput}: ""' only if ${tool} should get an empty input).`,
   emptyActionInput: (labels: MessageLabels, tool: string, example: string): string =>
     `The '${labels.actionInput}:' for ${tool} is empty, but ${tool} needs an input. Write it after '${labels.actionInput}:', for example: ${example}`,
   finalAnswerThenAction: (labels: MessageLabels): string =>

@@ -360,7 +360,11 @@ function stringInput(work: Work, spec: ToolInputSpec, raw: InputText | string): 
   if (quoted.repair !== undefined) work.repairs.add(quoted.repair);
   text = quoted.text;
   if (text.length === 0) {
-    // LangChain string tools take an optional input: an explicitly empty Action Input means "".
+    // A bare empty label may be a cut-off reply, and a tool that takes input needs one (DESIGN:
+    // "a tool that needs input may not" be called without). Written quotes ("") say "empty" on purpose.
+    if (quoted.repair === undefined) {
+      return fail(work, "missing_action_input", PARSER_MESSAGES.emptyStringActionInput(labels, spec.name));
+    }
     work.repairs.add("empty_action_input");
     return act(work, spec.name, "");
   }
@@ -830,7 +834,6 @@ function withoutStep(work: Work, body: string, preamble: readonly string[], segm
 // (a test checks both agree on every corpus and trajectory text).
 
 const NO_REPAIRS: readonly string[] = Object.freeze([]);
-const EMPTY_INPUT_REPAIRS: readonly string[] = Object.freeze(["empty_action_input"]);
 const UNWRAPPED_INPUT_REPAIRS: readonly string[] = Object.freeze(["string_input_unwrapped"]);
 const FENCE_REPAIRS: readonly string[] = Object.freeze(["code_fence_removed"]);
 /** An opening fence line right after "Action Input:": ``` and an optional language tag. */
@@ -959,7 +962,8 @@ function readCanonicalStep(text: string, config: ReaderConfig): ReActStep | unde
     return { ok: true, kind: "action", tool: spec.name, toolInput: fenced, thought, repairs: FENCE_REPAIRS };
   }
   const rawInput = inputLine;
-  if (rawInput.length === 0) return { ok: true, kind: "action", tool: spec.name, toolInput: "", thought, repairs: EMPTY_INPUT_REPAIRS };
+  // An empty input is a correction (missing_action_input): the full reader writes it.
+  if (rawInput.length === 0) return undefined;
   if (rawInput[0] === "{") {
     if (findBalancedEnd(rawInput, 0) !== rawInput.length) return undefined;
     // As stringInput: JSON passes through unless it is a schema echo (the full reader words the
