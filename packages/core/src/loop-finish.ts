@@ -1,7 +1,7 @@
 import type { AgentFinish } from "@langchain/core/agents";
 import type { StopReason } from "./events";
 import type { LoopStopDecision } from "./run-context";
-import { stableStringify } from "./fingerprint";
+import { actionKey, fingerprintObservation, stableStringify } from "./fingerprint";
 
 /**
  * Builds the graceful `AgentFinish` a ReAct agent returns when loop control has decided to stop a
@@ -32,10 +32,75 @@ export function stripLoopNotes(observation: string): string {
     .trimEnd();
 }
 
+/**
+ * Observations that report a failure or a refusal instead of a result, recognised by how they
+ * start (after loop notes are removed and leading whitespace trimmed). A conservative list, kept
+ * here in one place; it covers the wording of:
+ * - `@reins/tool-executor`'s model messages (`packages/tool-executor/src/messages.ts`): timeout,
+ *   temporary / permanent / HTTP client error, open circuit, busy bulkhead, call limit, invalid or
+ *   non-JSON input, failed result check, dry run, duplicate call, no data, unreadable result,
+ *   failed fallback, cancelled. Not the refusal sent while the run is stopping ("was not called:
+ *   this task is being stopped"): Reins' agent drops those steps itself, recognised from the
+ *   ToolExecutor's typed events rather than their wording, so a tool result worded like it stays
+ *   a finding;
+ * - LangChain `AgentExecutor`'s unknown-tool observation (`"<tool> is not a valid tool, try …"`).
+ *
+ * A step's {@link LoopFinishStep.failed} flag, when set, wins over this list. A
+ * pattern may name a `fact` group: the user-facing summary is then that group plus a full stop;
+ * otherwise it is the observation's first sentence (the fact; the sentences after it are advice
+ * for the model and never reach the answer).
+ */
+export const LOOP_FINISH_FAILURE_PATTERNS: readonly RegExp[] = Object.freeze([
+  /^Tool "[^"\n]*" did not answer within /,
+  /^Tool "[^"\n]*" failed(?: with a temporary error|:| and its backup )/,
+  /^Tool "[^"\n]*" rejected the request /,
+  /^Tool "[^"\n]*" is unavailable right now/,
+  /^Tool "[^"\n]*" is busy \(/,
+  /^Tool "[^"\n]*" was already called \d+ times in this task/,
+  /^Tool "[^"\n]*" was already run with this input/,
+  /^Tool "[^"\n]*" answered, but the result reports a failure/,
+  /^Tool "[^"\n]*" returned no data\./,
+  /^Tool "[^"\n]*" returned a value that could not be turned into text/,
+  /^Tool "[^"\n]*" was cancelled before it finished/,
+  /^Invalid input for tool "[^"\n]*"/,
+  /^DRY RUN: tool "[^"\n]*" has side effects and was NOT executed/,
+  /^(?<fact>[^\s,]+ is not a valid tool), try /,
+]);
+
+/** The end of an observation's first sentence: a full stop before a capitalised word or the end. */
+const SENTENCE_END = /[.!?](?=\s+["(\[]?[A-Z]|\s*$)/;
+
+/**
+ * The user-facing summary of a failure observation: the `fact` group of the matching
+ * {@link LOOP_FINISH_FAILURE_PATTERNS} entry, else the first sentence (also for a step flagged
+ * {@link LoopFinishStep.failed} whose wording no pattern knows).
+ */
+function failureFact(text: string, match: RegExpExecArray | undefined): string {
+  const fact = match?.groups?.fact;
+  if (fact !== undefined) return `${fact}.`;
+  const end = SENTENCE_END.exec(text);
+  return end === null ? text : text.slice(0, end.index + 1);
+}
+
+function matchFailure(text: string): RegExpExecArray | undefined {
+  for (const pattern of LOOP_FINISH_FAILURE_PATTERNS) {
+    const match = pattern.exec(text);
+    if (match !== null) return match;
+  }
+  return undefined;
+}
+
 /** A completed step, structurally LangChain's `AgentStep`. */
 export interface LoopFinishStep {
   readonly action: { readonly tool: string; readonly toolInput: unknown };
   readonly observation: unknown;
+  /**
+   * Whether the call failed or was refused, when the caller knows it (e.g. from the ToolExecutor's
+   * `tool_call` event outcome): `true` lists the observation under "What did not work" whatever
+   * its wording, `false` lists it as a finding whatever its wording. When absent, failures are
+   * recognised by {@link LOOP_FINISH_FAILURE_PATTERNS}.
+   */
+  readonly failed?: boolean;
 }
 
 /** Options of {@link buildLoopStopFinish}. */
@@ -148,15 +213,61 @@ function oneLine(value: unknown, maxChars: number): string {
   return text.length <= maxChars ? text : `${text.slice(0, Math.max(0, maxChars - 1))}…`;
 }
 
+/** Most calls named in one entry of the answer; the rest are counted ("and 3 more calls"). */
+const MAX_NAMED_CALLS = 5;
+
+/** Longest tool input quoted per call, in characters. */
+const MAX_INPUT_CHARS = 120;
+
+interface CallResult {
+  readonly tool: string;
+  readonly input: string;
+  readonly summary: string;
+  readonly failed: boolean;
+  readonly position: number;
+}
+
+/** The user-facing result of one step, or `undefined` when it has nothing to show. */
+function callResult(step: LoopFinishStep, position: number, maxObservationChars: number): CallResult | undefined {
+  const raw = typeof step.observation === "string" ? stripLoopNotes(step.observation).trim() : step.observation;
+  const text = typeof raw === "string" ? raw : oneLine(raw ?? "", Number.MAX_SAFE_INTEGER);
+  const match = step.failed === false ? undefined : matchFailure(text);
+  const failed = step.failed ?? match !== undefined;
+  const summary = oneLine(failed ? failureFact(text, match) : text, maxObservationChars);
+  if (summary.length === 0) return undefined;
+  return { tool: step.action.tool, input: oneLine(step.action.toolInput ?? "", MAX_INPUT_CHARS), summary, failed, position };
+}
+
+/** `search(a, b), lookup(c)`: the calls of a group by tool, first seen first, bounded. */
+function callsLabel(members: readonly CallResult[]): string {
+  const inputsByTool = new Map<string, string[]>();
+  for (const member of members.slice(0, MAX_NAMED_CALLS)) {
+    const inputs = inputsByTool.get(member.tool);
+    if (inputs === undefined) inputsByTool.set(member.tool, [member.input]);
+    else inputs.push(member.input);
+  }
+  const label = [...inputsByTool].map(([tool, inputs]) => `${tool}(${inputs.join(", ")})`).join(", ");
+  const more = members.length - MAX_NAMED_CALLS;
+  return more > 0 ? `${label} and ${more} more call${more === 1 ? "" : "s"}` : label;
+}
+
 /**
  * Builds the `AgentFinish` for a stopped run. It never throws for bad options: an invalid field
  * falls back to its default (validate early with {@link resolveLoopFinishOptions}).
  *
  * `returnValues` carries the answer under `outputKey` (and under `output`) plus `stopReason`, so
  * AgentExecutor's result has `{ output, stopReason }`. `log` holds the operator-facing decision
- * message. The answer lists the latest result of each distinct call (tool and input), oldest
- * first, without loop notes ({@link stripLoopNotes}), skipping empty observations and
- * parse-error steps.
+ * message. The answer is for the end user:
+ * - one result per distinct call (tool and normalised input): its latest success, else its latest
+ *   failure; loop notes removed ({@link stripLoopNotes}); empty observations and `ignoreTools`
+ *   steps skipped;
+ * - calls whose results are identical (same {@link fingerprintObservation} of the summary) are one
+ *   entry naming the calls, e.g. `- search(a, b), lookup(c): No results.` (at most 5 calls named);
+ * - failures and refusals ({@link LoopFinishStep.failed} or {@link LOOP_FINISH_FAILURE_PATTERNS})
+ *   are listed under "What did not work:" by their first sentence only, so advice written for the
+ *   model ("use another tool or answer with what you already know") is left out;
+ * - at most `maxFindings` entries in all (the most recent), oldest first, each observation cut to
+ *   `maxObservationChars`.
  *
  * @param decision - the run's `RunContext.loop.stop`
  * @param steps - the steps the executor passed to the agent's `plan` (AgentStep[])
@@ -180,25 +291,37 @@ export function buildLoopStopFinish(
   const outputKey = lenient(safeOptions, "outputKey");
   const ignoreTools = new Set(lenient(safeOptions, "ignoreTools"));
 
-  // Latest result per tool and input, most recent last; loop notes removed.
-  const findings: string[] = [];
-  const seen = new Set<string>();
-  for (let index = steps.length - 1; index >= 0 && findings.length < maxFindings; index -= 1) {
-    const step = steps[index];
-    if (ignoreTools.has(step.action.tool)) continue;
-    const raw = typeof step.observation === "string" ? stripLoopNotes(step.observation) : step.observation;
-    const observation = oneLine(raw ?? "", maxObservationChars);
-    if (observation.length === 0) continue;
-    const input = oneLine(step.action.toolInput ?? "", 120);
-    const call = `${step.action.tool}(${input})`;
-    if (seen.has(call)) continue;
-    seen.add(call);
-    findings.unshift(`- ${call}: ${observation}`);
+  // One result per call (tool and input): the latest success, else the latest failure.
+  const byCall = new Map<string, CallResult>();
+  steps.forEach((step, position) => {
+    if (ignoreTools.has(step.action.tool)) return;
+    const result = callResult(step, position, maxObservationChars);
+    if (result === undefined) return;
+    const key = actionKey(step.action.tool, step.action.toolInput);
+    const previous = byCall.get(key);
+    if (previous === undefined || !result.failed || previous.failed) byCall.set(key, result);
+  });
+
+  // Identical summaries grouped into one entry naming every call that gave it.
+  const groups = new Map<string, CallResult[]>();
+  for (const result of [...byCall.values()].sort((a, b) => a.position - b.position)) {
+    const key = `${result.failed ? "failed" : "found"}:${fingerprintObservation(result.summary)}`;
+    const members = groups.get(key);
+    if (members === undefined) groups.set(key, [result]);
+    else members.push(result);
   }
+  const latest = (members: readonly CallResult[]): number => members[members.length - 1].position;
+  const entries = [...groups.values()]
+    .sort((a, b) => latest(a) - latest(b))
+    .slice(Math.max(0, groups.size - maxFindings))
+    .map((members) => ({ failed: members[0].failed, line: `- ${callsLabel(members)}: ${members[0].summary}` }));
+  const found = entries.filter((entry) => !entry.failed).map((entry) => entry.line);
+  const failed = entries.filter((entry) => entry.failed).map((entry) => entry.line);
 
   const lines = [LOOP_FINISH_INTROS[decision.reason] ?? LOOP_FINISH_INTROS.error];
-  if (findings.length > 0) lines.push("What I found so far:", ...findings);
+  if (found.length > 0) lines.push("What I found so far:", ...found);
   else lines.push("I did not find anything useful yet.");
+  if (failed.length > 0) lines.push("What did not work:", ...failed);
   if (escapeHatch.length > 0) lines.push("", escapeHatch);
   const output = lines.join("\n");
   return {
