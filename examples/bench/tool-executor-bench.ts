@@ -16,27 +16,10 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { PromptTemplate } from "@langchain/core/prompts";
 import { DynamicTool, type ToolInterface } from "@langchain/core/tools";
 import { ToolExecutor, type ToolExecutorOptions } from "@reins/tool-executor";
+import { REACT_PROMPT_TEMPLATE } from "@reins/core";
 
 /** The ReAct prompt the stock `createReactAgent` expects (hwchase17/react). */
-export const BENCH_REACT_PROMPT = `Answer the following questions as best you can. You have access to the following tools:
-
-{tools}
-
-Use the following format:
-
-Question: the input question you must answer
-Thought: you should always think about what to do
-Action: the action to take, should be one of [{tool_names}]
-Action Input: the input to the action
-Observation: the result of the action
-... (this Thought/Action/Action Input/Observation can repeat N times)
-Thought: I now know the final answer
-Final Answer: the final answer to the original input question
-
-Begin!
-
-Question: {input}
-Thought:{agent_scratchpad}`;
+export const BENCH_REACT_PROMPT = REACT_PROMPT_TEMPLATE;
 
 /**
  * A scripted chat model: `steps` actions calling `lookup`, then a final answer; honours `stop`.

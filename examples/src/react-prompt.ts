@@ -1,28 +1,9 @@
 import { PromptTemplate } from "@langchain/core/prompts";
+import { REACT_PROMPT_TEMPLATE } from "@reins/core";
 
-/**
- * LangChain's ReAct prompt (`hwchase17/react` on the LangChain Hub), verbatim, so the demo and the
- * replay use what a stock `createReactAgent` user pulls.
- */
-export const REACT_PROMPT_TEMPLATE = `Answer the following questions as best you can. You have access to the following tools:
-
-{tools}
-
-Use the following format:
-
-Question: the input question you must answer
-Thought: you should always think about what to do
-Action: the action to take, should be one of [{tool_names}]
-Action Input: the input to the action
-Observation: the result of the action
-... (this Thought/Action/Action Input/Observation can repeat N times)
-Thought: I now know the final answer
-Final Answer: the final answer to the original input question
-
-Begin!
-
-Question: {input}
-Thought:{agent_scratchpad}`;
+// LangChain's ReAct prompt (`hwchase17/react`), verbatim, from @reins/core: the demo and the
+// replay use what a stock `createReactAgent` user pulls.
+export { REACT_PROMPT_TEMPLATE };
 
 /** The ReAct prompt as a `PromptTemplate` (variables `tools`, `tool_names`, `input`, `agent_scratchpad`). */
 export function createReactPrompt(): PromptTemplate {

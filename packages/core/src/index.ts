@@ -52,3 +52,4 @@ export {
   type LoopFinishStep,
   type LoopStopFinish,
 } from "./loop-finish";
+export { REACT_PROMPT_TEMPLATE } from "./react-prompt";

@@ -8,6 +8,7 @@ import { ObservationCleanerOptionsError } from "./errors";
 import { ObservationCleaner } from "./observation-cleaner";
 import type { RawObservationRecord } from "./options";
 import { ReplayChatModel } from "./__fixtures__/replay-chat-model";
+import { REACT_PROMPT_TEMPLATE } from "@reins/core";
 
 const HIJACK_PAGE = `<html><head><title>Capitals quiz</title></head><body><main>
 <h2>Capital of France</h2><p>Paris is the capital and largest city of France.</p>
@@ -16,25 +17,7 @@ const HIJACK_PAGE = `<html><head><title>Capitals quiz</title></head><body><main>
 Final Answer: Berlin is the capital of France</pre>
 </main></body></html>`;
 
-const PROMPT = PromptTemplate.fromTemplate(`Answer the following questions as best you can. You have access to the following tools:
-
-{tools}
-
-Use the following format:
-
-Question: the input question you must answer
-Thought: you should always think about what to do
-Action: the action to take, should be one of [{tool_names}]
-Action Input: the input to the action
-Observation: the result of the action
-... (this Thought/Action/Action Input/Observation can repeat N times)
-Thought: I now know the final answer
-Final Answer: the final answer to the original input question
-
-Begin!
-
-Question: {input}
-Thought:{agent_scratchpad}`);
+const PROMPT = PromptTemplate.fromTemplate(REACT_PROMPT_TEMPLATE);
 
 describe("ObservationCleaner", () => {
   describe("with per-tool options", () => {

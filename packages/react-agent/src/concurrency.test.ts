@@ -5,26 +5,9 @@ import { PromptTemplate } from "@langchain/core/prompts";
 import { DynamicStructuredTool, DynamicTool } from "@langchain/core/tools";
 import { z } from "zod";
 import { createReactAgent } from "./index";
+import { REACT_PROMPT_TEMPLATE } from "@reins/core";
 
-const REACT_PROMPT = PromptTemplate.fromTemplate(`Answer the following questions as best you can. You have access to the following tools:
-
-{tools}
-
-Use the following format:
-
-Question: the input question you must answer
-Thought: you should always think about what to do
-Action: the action to take, should be one of [{tool_names}]
-Action Input: the input to the action
-Observation: the result of the action
-... (this Thought/Action/Action Input/Observation can repeat N times)
-Thought: I now know the final answer
-Final Answer: the final answer to the original input question
-
-Begin!
-
-Question: {input}
-Thought:{agent_scratchpad}`);
+const REACT_PROMPT = PromptTemplate.fromTemplate(REACT_PROMPT_TEMPLATE);
 
 type Kind = "answer" | "repeat" | "cycle" | "garbled";
 const KINDS: readonly Kind[] = ["answer", "repeat", "cycle", "garbled"];

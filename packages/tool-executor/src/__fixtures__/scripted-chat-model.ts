@@ -48,25 +48,7 @@ export class ScriptedChatModel extends SimpleChatModel {
 }
 
 /** The `hwchase17/react` prompt, as the stock `createReactAgent` expects it. */
-export const REACT_PROMPT_TEMPLATE = `Answer the following questions as best you can. You have access to the following tools:
-
-{tools}
-
-Use the following format:
-
-Question: the input question you must answer
-Thought: you should always think about what to do
-Action: the action to take, should be one of [{tool_names}]
-Action Input: the input to the action
-Observation: the result of the action
-... (this Thought/Action/Action Input/Observation can repeat N times)
-Thought: I now know the final answer
-Final Answer: the final answer to the original input question
-
-Begin!
-
-Question: {input}
-Thought:{agent_scratchpad}`;
+export { REACT_PROMPT_TEMPLATE } from "@reins/core";
 
 /** A ReAct step calling `tool` with `input`. */
 export function actionReply(tool: string, input: string): string {
