@@ -4,44 +4,63 @@
  * these shapes only.
  */
 
+// Each closed set of values is defined once, here, as a frozen list; its type is derived from the
+// list. `@reins/metrics` uses the same lists as its closed label values.
+
+/** Every {@link StopReason}, in catalog order. */
+export const STOP_REASONS = Object.freeze([
+  "final_answer",
+  "max_steps",
+  "time_budget",
+  "token_budget",
+  "cost_budget",
+  "repeat",
+  "cycle",
+  "stall",
+  "error",
+] as const);
 /** Why a run ended. Mirrors the `stopReason` the executor's returned values carry. */
-export type StopReason =
-  | "final_answer"
-  | "max_steps"
-  | "time_budget"
-  | "token_budget"
-  | "cost_budget"
-  | "repeat"
-  | "cycle"
-  | "stall"
-  | "error";
+export type StopReason = (typeof STOP_REASONS)[number];
 
+/** Every {@link LoopKind}. */
+export const LOOP_KINDS = Object.freeze(["repeat", "cycle", "stall"] as const);
 /** The kinds of loop a detector reports. */
-export type LoopKind = "repeat" | "cycle" | "stall";
+export type LoopKind = (typeof LOOP_KINDS)[number];
 
+/** Every {@link ToolCallOutcome}. */
+export const TOOL_CALL_OUTCOMES = Object.freeze([
+  "success",
+  "error",
+  "timeout",
+  "circuit_open",
+  "rejected",
+  "fallback",
+  "cached",
+  "dry_run",
+  "invalid_input",
+] as const);
 /** What a tool call ended as (the `outcome` label of `tool_calls_total`). */
-export type ToolCallOutcome =
-  | "success"
-  | "error"
-  | "timeout"
-  | "circuit_open"
-  | "rejected"
-  | "fallback"
-  | "cached"
-  | "dry_run"
-  | "invalid_input";
+export type ToolCallOutcome = (typeof TOOL_CALL_OUTCOMES)[number];
 
+/** Every {@link CircuitState}, in gauge order (0 closed, 1 half-open, 2 open). */
+export const CIRCUIT_STATES = Object.freeze(["closed", "half_open", "open"] as const);
 /** State of a tool's circuit breaker (the `circuit_state` gauge: 0 closed, 1 half-open, 2 open). */
-export type CircuitState = "closed" | "half_open" | "open";
+export type CircuitState = (typeof CIRCUIT_STATES)[number];
 
+/** Every {@link StepKind}. */
+export const STEP_KINDS = Object.freeze(["thought", "action", "observation", "finish"] as const);
 /** The step kinds counted by `steps_total`. */
-export type StepKind = "thought" | "action" | "observation" | "finish";
+export type StepKind = (typeof STEP_KINDS)[number];
 
+/** Every {@link StepPhase}. */
+export const STEP_PHASES = Object.freeze(["llm", "tool", "cycle"] as const);
 /** The phases timed by `step_duration_seconds`. */
-export type StepPhase = "llm" | "tool" | "cycle";
+export type StepPhase = (typeof STEP_PHASES)[number];
 
+/** Every {@link RunStatus}. */
+export const RUN_STATUSES = Object.freeze(["success", "error", "stopped"] as const);
 /** How a run ended (the `status` label of `runs_total`). */
-export type RunStatus = "success" | "error" | "stopped";
+export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** The parser applied a repair to read the model's text. */
 export interface ParserRepairEvent {

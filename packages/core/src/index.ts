@@ -1,4 +1,11 @@
 export {
+  CIRCUIT_STATES,
+  LOOP_KINDS,
+  RUN_STATUSES,
+  STEP_KINDS,
+  STEP_PHASES,
+  STOP_REASONS,
+  TOOL_CALL_OUTCOMES,
   emitEvent,
   type CircuitState,
   type CircuitStateEvent,

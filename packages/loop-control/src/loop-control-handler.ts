@@ -6,6 +6,7 @@ import type { LLMResult } from "@langchain/core/outputs";
 import type { ChainValues } from "@langchain/core/utils/types";
 import {
   RunContextStore,
+  STOP_REASONS,
   actionKey,
   emitEvent,
   fingerprintObservation,
@@ -47,17 +48,7 @@ import {
 } from "./loop-control-options";
 import { simHash, type SimHash } from "./simhash";
 
-const STOP_REASONS: ReadonlySet<string> = new Set<StopReason>([
-  "final_answer",
-  "max_steps",
-  "time_budget",
-  "token_budget",
-  "cost_budget",
-  "repeat",
-  "cycle",
-  "stall",
-  "error",
-]);
+const STOP_REASON_SET: ReadonlySet<string> = new Set<StopReason>(STOP_REASONS);
 
 /** AgentExecutor's own answer when it runs out of iterations (LangChain 0.3 and 1.x wordings). */
 const EXECUTOR_STOPPED_OUTPUT = /^Agent stopped due to (iteration limit|max iterations)/;
@@ -520,7 +511,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
       const { state } = found;
       this.flushAudit(state);
       const reason = finish.returnValues?.stopReason;
-      const graceful = typeof reason === "string" && STOP_REASONS.has(reason) && reason !== "final_answer";
+      const graceful = typeof reason === "string" && STOP_REASON_SET.has(reason) && reason !== "final_answer";
       const output = finish.returnValues?.output;
       const executorStopped = typeof output === "string" && EXECUTOR_STOPPED_OUTPUT.test(output);
       // AgentExecutor ends a run on a returnDirect tool with an empty log: no model turn.

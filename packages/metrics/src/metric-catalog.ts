@@ -4,6 +4,8 @@
  * builds its instruments from it and `docs/metrics.md` documents it one entry for one.
  */
 
+import { LOOP_KINDS, RUN_STATUSES, STEP_KINDS, STEP_PHASES, STOP_REASONS, TOOL_CALL_OUTCOMES } from "@reins/core";
+
 /** A Prometheus metric type used by the catalog. */
 export type AgentMetricType = "counter" | "gauge" | "histogram";
 
@@ -22,42 +24,22 @@ export interface AgentMetricDefinition {
   readonly labelValues: Readonly<Record<string, readonly string[]>>;
 }
 
-/** `status` of `runs_total` and `run_duration_seconds`. */
-export const RUN_STATUS_VALUES = Object.freeze(["success", "error", "stopped"] as const);
-/** `step` of `steps_total`. */
-export const STEP_VALUES = Object.freeze(["thought", "action", "observation", "finish"] as const);
-/** `phase` of `step_duration_seconds`. */
-export const PHASE_VALUES = Object.freeze(["llm", "tool", "cycle"] as const);
-/** `outcome` of `tool_calls_total`. */
-export const TOOL_OUTCOME_VALUES = Object.freeze([
-  "success",
-  "error",
-  "timeout",
-  "circuit_open",
-  "rejected",
-  "fallback",
-  "cached",
-  "dry_run",
-  "invalid_input",
-] as const);
+/** `status` of `runs_total` and `run_duration_seconds` (`@reins/core`'s `RUN_STATUSES`). */
+export const RUN_STATUS_VALUES = RUN_STATUSES;
+/** `step` of `steps_total` (`@reins/core`'s `STEP_KINDS`). */
+export const STEP_VALUES = STEP_KINDS;
+/** `phase` of `step_duration_seconds` (`@reins/core`'s `STEP_PHASES`). */
+export const PHASE_VALUES = STEP_PHASES;
+/** `outcome` of `tool_calls_total` (`@reins/core`'s `TOOL_CALL_OUTCOMES`). */
+export const TOOL_OUTCOME_VALUES = TOOL_CALL_OUTCOMES;
 /** `stage` of `observation_chars`. */
 export const OBSERVATION_STAGE_VALUES = Object.freeze(["raw", "clean"] as const);
-/** `kind` of `loop_detections_total`. */
-export const LOOP_KIND_VALUES = Object.freeze(["repeat", "cycle", "stall"] as const);
+/** `kind` of `loop_detections_total` (`@reins/core`'s `LOOP_KINDS`). */
+export const LOOP_KIND_VALUES = LOOP_KINDS;
 /** `level` of `loop_detections_total`. */
 export const LOOP_LEVEL_VALUES = Object.freeze(["warn", "stop"] as const);
-/** `reason` of `stops_total`. */
-export const STOP_REASON_VALUES = Object.freeze([
-  "final_answer",
-  "max_steps",
-  "time_budget",
-  "token_budget",
-  "cost_budget",
-  "repeat",
-  "cycle",
-  "stall",
-  "error",
-] as const);
+/** `reason` of `stops_total` (`@reins/core`'s `STOP_REASONS`). */
+export const STOP_REASON_VALUES = STOP_REASONS;
 /** `type` of `tokens_total`. */
 export const TOKEN_TYPE_VALUES = Object.freeze(["input", "output"] as const);
 
