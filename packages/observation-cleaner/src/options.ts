@@ -1,5 +1,6 @@
 import { DEFAULT_REACT_LABELS, type ReActLabel, type ReActLabelSet } from "@reins/core";
 import type { ReinsEventListener, ReinsEventRecorder } from "@reins/core";
+import type { CleanedObservation } from "./clean-observation";
 import { ObservationCleanerOptionsError } from "./errors";
 
 /**
@@ -108,16 +109,8 @@ export interface RawObservationRecord extends ObservationContext {
   readonly observation: CleanedObservationSummary;
 }
 
-/** The parts of a cleaning result the audit hook gets alongside the raw value. */
-export interface CleanedObservationSummary {
-  readonly text: string;
-  readonly truncated: boolean;
-  readonly rawChars: number;
-  readonly cleanChars: number;
-  readonly tokens: number;
-  readonly fingerprint: string;
-  readonly notes: readonly string[];
-}
+/** The cleaning result the audit hook gets alongside the raw value (the same shape `cleanObservation` returns). */
+export type CleanedObservationSummary = CleanedObservation;
 
 /** Options of {@link ObservationCleaner}: cleaning defaults, per-tool overrides and event sinks. */
 export interface ObservationCleanerOptions extends Partial<CleanObservationOptions> {
