@@ -256,33 +256,17 @@ export async function startReplayServer(options: ReplayServerOptions = {}): Prom
       "cache-control": "no-cache",
       connection: "keep-alive",
     });
+    const event = (choices: readonly unknown[], usageField: Record<string, unknown>): string =>
+      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: requestModel, system_fingerprint: null, choices, ...usageField })}\n\n`;
     const chunk = (delta: Record<string, unknown>, finishReason: string | null): string =>
-      `data: ${JSON.stringify({
-        id,
-        object: "chat.completion.chunk",
-        created,
-        model: requestModel,
-        system_fingerprint: null,
-        choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
-        ...(includeUsage ? { usage: null } : {}),
-      })}\n\n`;
+      event([{ index: 0, delta, logprobs: null, finish_reason: finishReason }], includeUsage ? { usage: null } : {});
     response.write(chunk({ role: "assistant", content: "", refusal: null }, null));
     for (let offset = 0; offset < text.length; offset += chunkChars) {
       response.write(chunk({ content: text.slice(offset, offset + chunkChars) }, null));
     }
     response.write(chunk({}, "stop"));
     if (includeUsage) {
-      response.write(
-        `data: ${JSON.stringify({
-          id,
-          object: "chat.completion.chunk",
-          created,
-          model: requestModel,
-          system_fingerprint: null,
-          choices: [],
-          usage,
-        })}\n\n`,
-      );
+      response.write(event([], { usage }));
     }
     response.end("data: [DONE]\n\n");
   };
