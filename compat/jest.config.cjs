@@ -35,6 +35,7 @@ const compatProject = {
 /** @type {import('jest').Config} */
 module.exports = {
   rootDir: repoRoot,
+  reporters: ["default", path.join(repoRoot, "scripts/jest/skipped-reporter.cjs")],
   projects: [compatProject, ...projectDirs.map((dir) => {
     const config = require(path.join(dir, "jest.config.cjs"));
     return {

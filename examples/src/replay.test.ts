@@ -1,11 +1,12 @@
-import path from "node:path";
+import { describeWithShared, sharedPath } from "@reins/testing";
 import { formatReplayReport, isInGoal, LOOP_TAGS, loadTrajectories, replayAll, toolNameOf, type Trajectory, type TrajectoryReplay } from "./replay-runner";
 
 // Read from the shared data at test time (never copied into the repo).
-const TRAJECTORIES_FILE = path.resolve(__dirname, "../../../shared/fixtures/trajectories/trajectories.json");
+const TRAJECTORIES = "fixtures/trajectories/trajectories.json";
+const TRAJECTORIES_FILE = sharedPath(TRAJECTORIES);
 
 describe("replayAll", () => {
-  describe("over the shared recorded trajectories, with the stock baseline", () => {
+  describeWithShared([TRAJECTORIES], "over the shared recorded trajectories, with the stock baseline", () => {
     let trajectories: Trajectory[];
     let replays: TrajectoryReplay[];
 

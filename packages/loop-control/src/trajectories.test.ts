@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { describeWithShared, sharedPath } from "@reins/testing";
 import { matchReActLabel, stableStringify, type ReinsEvent } from "@reins/core";
 import { LoopControlHandler } from "./index";
 import { RunDriver } from "./__fixtures__/run-driver";
@@ -11,9 +11,7 @@ interface Trajectory {
   readonly failure_tags: readonly string[];
 }
 
-const trajectories = JSON.parse(
-  readFileSync(resolve(__dirname, "../../../../shared/fixtures/trajectories/trajectories.json"), "utf8"),
-) as Trajectory[];
+const TRAJECTORIES = "fixtures/trajectories/trajectories.json";
 
 const LOOP_TAGS = ["repeated_identical_action_loop", "cyclic_action_loop"];
 
@@ -101,7 +99,8 @@ async function replay(trajectory: Trajectory): Promise<ReplayOutcome> {
 }
 
 describe("LoopControlHandler", () => {
-  describe("on the recorded trajectories in shared/fixtures/trajectories", () => {
+  describeWithShared([TRAJECTORIES], "on the recorded trajectories in shared/fixtures/trajectories", () => {
+    const trajectories = JSON.parse(readFileSync(sharedPath(TRAJECTORIES), "utf8")) as Trajectory[];
     let outcomes: ReplayOutcome[];
     beforeAll(async () => {
       outcomes = [];

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { describeWithShared, sharedPath } from "@reins/testing";
 import { cleanObservation } from "./clean-observation";
 
 interface FixtureEntry {
@@ -8,8 +9,7 @@ interface FixtureEntry {
   readonly key_facts: ReadonlyArray<string | number>;
 }
 
-const FIXTURE_DIR = path.resolve(__dirname, "../../../../shared/fixtures/tool-outputs");
-const index = JSON.parse(readFileSync(path.join(FIXTURE_DIR, "index.json"), "utf8")) as FixtureEntry[];
+const FIXTURE_DIR = sharedPath("fixtures/tool-outputs");
 
 /**
  * How a key fact is looked for: as a substring after Unicode NFC, curly quotes to straight ones,
@@ -29,13 +29,17 @@ function missingFacts(text: string, facts: ReadonlyArray<string | number>): stri
   return facts.map(String).filter((fact) => !haystack.includes(normalizeForFacts(fact)));
 }
 
-const results = index.map((entry) => {
-  const raw = readFileSync(path.join(FIXTURE_DIR, entry.file), "utf8");
-  return { entry, raw, cleaned: cleanObservation(raw) };
-});
+function cleanEveryFixture() {
+  const index = JSON.parse(readFileSync(path.join(FIXTURE_DIR, "index.json"), "utf8")) as FixtureEntry[];
+  return index.map((entry) => {
+    const raw = readFileSync(path.join(FIXTURE_DIR, entry.file), "utf8");
+    return { entry, raw, cleaned: cleanObservation(raw) };
+  });
+}
 
 describe("cleanObservation", () => {
-  describe("over every shared tool-output fixture with the default options", () => {
+  describeWithShared(["fixtures/tool-outputs/index.json"], "over every shared tool-output fixture with the default options", () => {
+    const results = cleanEveryFixture();
     it("reads all 23 fixtures", () => {
       expect(results).toHaveLength(23);
     });

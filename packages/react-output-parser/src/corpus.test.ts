@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { describeWithShared, sharedPath } from "@reins/testing";
 import { describeOutcome, matches, run, type CorpusCase } from "./__fixtures__/case-harness";
 
 /**
@@ -7,7 +8,7 @@ import { describeOutcome, matches, run, type CorpusCase } from "./__fixtures__/c
  * README says (see `__fixtures__/case-harness.ts`).
  */
 
-const CORPUS_DIR = path.resolve(__dirname, "../../../../shared/corpus");
+const CORPUS_DIR = sharedPath("corpus");
 
 function loadCorpus(file: string): CorpusCase[] {
   return JSON.parse(readFileSync(path.join(CORPUS_DIR, file), "utf8")) as CorpusCase[];
@@ -21,7 +22,7 @@ const KNOWN_FAILURES: Readonly<Record<string, string>> = {};
 
 describe("HardenedReActOutputParser", () => {
   for (const file of ["realworld-dev.json", "peer-dev.json"]) {
-    describe(`on the shared corpus ${file}`, () => {
+    describeWithShared([`corpus/${file}`], `on the shared corpus ${file}`, () => {
       const cases = loadCorpus(file);
       it.each(cases.map((testCase) => [testCase.id, testCase] as const))("gives the expected result for %s", async (id, testCase) => {
         const outcome = await run(testCase);

@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { describeWithShared, SHARED_DIR } from "@reins/testing";
 import { resolveHardenedReActOutputParserOptions } from "./options";
 import { readReActStep } from "./read-react-step";
 
-const SHARED = path.resolve(__dirname, "../../../../shared");
+const SHARED = SHARED_DIR;
 
 interface Sample {
   readonly text: string;
@@ -27,7 +28,7 @@ function samples(): Sample[] {
 }
 
 describe("readReActStep", () => {
-  describe("fast path for canonical replies", () => {
+  describeWithShared(["corpus/realworld-dev.json", "corpus/peer-dev.json", "fixtures/trajectories/trajectories.json"], "fast path for canonical replies, over every corpus and trajectory text", () => {
     const all = samples();
 
     it("gives the same result as the full reader on every corpus and trajectory text", () => {
@@ -41,7 +42,9 @@ describe("readReActStep", () => {
       }
       expect(fastPathHits).toBeGreaterThan(20);
     });
+  });
 
+  describe("fast path for canonical replies", () => {
     it("is off when custom labels replace the canonical ones", () => {
       const config = resolveHardenedReActOutputParserOptions({ toolNames: ["search"], labels: { action: ["ACT"] }, replaceLabels: true }).reader;
       expect(config.canonicalLabels).toBe(false);

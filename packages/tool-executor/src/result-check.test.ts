@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { describeWithShared, sharedPath } from "@reins/testing";
 import { DEFAULT_RESULT_CHECKS, checkResultShape, type ResultChecks } from "./index";
 
-const FIXTURES = path.resolve(__dirname, "../../../../shared/fixtures/tool-outputs");
+const FIXTURES = sharedPath("fixtures/tool-outputs");
 
 interface FixtureEntry {
   readonly id: string;
@@ -11,10 +12,9 @@ interface FixtureEntry {
   readonly file: string;
 }
 
-const jsonFixtures = (JSON.parse(readFileSync(path.join(FIXTURES, "index.json"), "utf8")) as FixtureEntry[]).filter((entry) => entry.format === "json");
-
 describe("checkResultShape", () => {
-  describe("on real API responses (shared/fixtures/tool-outputs)", () => {
+  describeWithShared(["fixtures/tool-outputs/index.json"], "on real API responses (shared/fixtures/tool-outputs)", () => {
+    const jsonFixtures = (JSON.parse(readFileSync(path.join(FIXTURES, "index.json"), "utf8")) as FixtureEntry[]).filter((entry) => entry.format === "json");
     it("covers the JSON fixtures, including the error ones", () => {
       expect(jsonFixtures.length).toBeGreaterThan(10);
       expect(jsonFixtures.some((entry) => entry.kind.startsWith("error-json"))).toBe(true);

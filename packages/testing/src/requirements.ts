@@ -1,0 +1,90 @@
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+
+/**
+ * What a suite needs from outside the clone, and what happens when it is missing.
+ *
+ * A user's fresh clone has no `../shared` (the captured real data beside the clone in CI) and may
+ * lack `redis-server`, `promtool` or `chromium`. There, a suite that needs one is skipped with one
+ * test named `skipped: <what> (<why>)`, which the root jest reporter lists at the end of the run,
+ * so nothing drops silently out of the count. Under `REINS_CI=1` (set by `.ci/run`, which has
+ * `../shared` beside the clone and installs the programs) a missing requirement is a failing test.
+ */
+
+/** The environment variable that turns a missing requirement into a failure. */
+export const REQUIRE_ALL_VARIABLE = "REINS_CI";
+
+/** The repository's root (this file is `packages/testing/src/requirements.ts`). */
+export const REPO_ROOT = path.resolve(__dirname, "../../..");
+
+/** `../shared` beside the clone: the corpus, the fixtures and the trajectories. */
+export const SHARED_DIR = path.resolve(REPO_ROOT, "../shared");
+
+/**
+ * The absolute path of `relativePath` under `../shared`.
+ * @param relativePath - a path inside `../shared`, e.g. `"corpus/peer-dev.json"`.
+ */
+export function sharedPath(relativePath: string): string {
+  return path.join(SHARED_DIR, relativePath);
+}
+
+/** One thing a suite needs: a `../shared` path or a program on the PATH. */
+export type Requirement = { readonly shared: string } | { readonly program: string };
+
+function isRequireAll(): boolean {
+  const value = process.env[REQUIRE_ALL_VARIABLE];
+  return value !== undefined && value !== "" && value !== "0" && value !== "false";
+}
+
+function programOnPath(program: string): boolean {
+  const found = spawnSync("sh", ["-c", `command -v ${JSON.stringify(program)}`], { encoding: "utf8" });
+  return found.status === 0 && found.stdout.trim().length > 0;
+}
+
+/**
+ * Why `requirement` is not met here, or `undefined` when it is.
+ * @param requirement - a `../shared` path or a program name.
+ */
+export function unmetReason(requirement: Requirement): string | undefined {
+  if ("shared" in requirement) {
+    const absolute = sharedPath(requirement.shared);
+    return existsSync(absolute) ? undefined : `../shared/${requirement.shared} not found at ${absolute}`;
+  }
+  return programOnPath(requirement.program) ? undefined : `program ${requirement.program} not on the PATH`;
+}
+
+/**
+ * `describe(title, body)` when every requirement is met. Otherwise the body is not run (it may read
+ * the missing data at collection time) and the suite holds one test instead: skipped, and named
+ * `skipped: <title> (<reasons>)`, on a plain machine; failing, with the same reasons, when
+ * `REINS_CI=1`.
+ * @param requirements - what the suite needs.
+ * @param title - the suite's title.
+ * @param body - the suite's tests.
+ */
+export function describeRequiring(requirements: readonly Requirement[], title: string, body: () => void): void {
+  const reasons = requirements.map(unmetReason).filter((reason): reason is string => reason !== undefined);
+  if (reasons.length === 0) {
+    describe(title, body);
+    return;
+  }
+  const summary = reasons.join("; ");
+  describe(title, () => {
+    if (isRequireAll()) {
+      it(`needs ${summary}`, () => {
+        throw new Error(`${REQUIRE_ALL_VARIABLE} is set, so a missing requirement fails the run: ${summary}.`);
+      });
+    } else {
+      it.skip(`skipped: ${title} (${summary})`, () => undefined);
+    }
+  });
+}
+
+/**
+ * {@link describeRequiring} for suites that read `../shared`.
+ * @param relativePaths - the paths the suite reads, relative to `../shared`.
+ */
+export function describeWithShared(relativePaths: readonly string[], title: string, body: () => void): void {
+  describeRequiring(relativePaths.map((shared) => ({ shared })), title, body);
+}
