@@ -7,7 +7,7 @@ import path from "node:path";
  *
  * A user's fresh clone has no `../shared` (the captured real data beside the clone in CI) and may
  * lack `redis-server`, `promtool` or `chromium`. There, a suite that needs one is skipped with one
- * test named `skipped: <what> (<why>)`, which the root jest reporter lists at the end of the run,
+ * test named `skipped (<why>)`, which the root jest reporter lists at the end of the run,
  * so nothing drops silently out of the count. Under `REINS_CI=1` (set by `.ci/run`, which has
  * `../shared` beside the clone and installs the programs) a missing requirement is a failing test.
  */
@@ -57,7 +57,7 @@ export function unmetReason(requirement: Requirement): string | undefined {
 /**
  * `describe(title, body)` when every requirement is met. Otherwise the body is not run (it may read
  * the missing data at collection time) and the suite holds one test instead: skipped, and named
- * `skipped: <title> (<reasons>)`, on a plain machine; failing, with the same reasons, when
+ * `skipped (<reasons>)`, on a plain machine; failing, with the same reasons, when
  * `REINS_CI=1`.
  * @param requirements - what the suite needs.
  * @param title - the suite's title.
@@ -76,7 +76,7 @@ export function describeRequiring(requirements: readonly Requirement[], title: s
         throw new Error(`${REQUIRE_ALL_VARIABLE} is set, so a missing requirement fails the run: ${summary}.`);
       });
     } else {
-      it.skip(`skipped: ${title} (${summary})`, () => undefined);
+      it.skip(`skipped (${summary})`, () => undefined);
     }
   });
 }
