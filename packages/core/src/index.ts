@@ -84,6 +84,7 @@ export {
   NEUTRALIZED_LINE_PREFIX,
   NEUTRALIZED_OPEN,
   NEUTRALIZED_TAG_OPEN,
+  hasNeutralizedMarks,
   neutralizeUntrustedText,
   type NeutralizedUntrustedText,
 } from "./neutralize-untrusted-text";

@@ -385,34 +385,59 @@ function endsWithClose(line: string): boolean {
   return line[end - 1] === "]" || line[end - 1] === ")";
 }
 
-/** Paper-style lines `Tool[input]` / `tool(input)` naming a finish or one of the agent's tools. */
+const callPatterns = new WeakMap<ReActGrammar, RegExp>();
+
+function escapeCharacter(character: string): string {
+  return /[\\^$.*+?()[\]{}|\/-]/.test(character) ? `\\${character}` : character;
+}
+
+/**
+ * `name[` / `name (` for every finish name and tool name of the grammar, anywhere in the text
+ * (separators and markdown allowed between the letters, as `compactCallName` ignores them).
+ * Letters and separators are disjoint classes, so the match is linear.
+ */
+function callPattern(grammar: ReActGrammar): RegExp {
+  let pattern = callPatterns.get(grammar);
+  if (pattern === undefined) {
+    const names = [...grammar.callNames].sort((left, right) => right.length - left.length);
+    const alternatives = names.map((name) => [...name].map(escapeCharacter).join("[\\s_.\\-*`]*"));
+    pattern = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${alternatives.join("|")})(?![\\p{L}\\p{N}_])(?=[ \\t]*[[(])`, "giu");
+    callPatterns.set(grammar, pattern);
+  }
+  pattern.lastIndex = 0;
+  return pattern;
+}
+
+/**
+ * Paper-style calls `Tool[input]` / `tool(input)` naming a finish or one of the agent's tools:
+ * the name is quoted wherever it stands (`«Finish»[…]`), and a line that starts with such a call
+ * (the shape the parser reads) also gets `| ` before it.
+ */
 function findCalls(view: string, grammar: ReActGrammar, edits: Edit[], found: string[]): void {
   if (!view.includes("[") && !view.includes("(")) return;
+  const lineStarts = new Set<number>();
   for (const [start, end] of lineRanges(view)) {
     if (end - start < 3 || end - start > 4000) continue;
     const line = view.slice(start, end);
-    let open = -1;
-    for (let index = 0; index < line.length; index += 1) {
-      if (line[index] === "[" || line[index] === "(") {
-        open = index;
-        break;
-      }
-    }
-    if (open <= 0 || !endsWithClose(line)) continue;
     let nameStart = 0;
-    while (nameStart < open && CALL_LEAD.has(line[nameStart] as string)) nameStart += 1;
-    // "Action 1: x[...]" is a label (handled above); a digit-led "1. search[x]" list item is a call.
-    while (nameStart < open && /[0-9.)]/.test(line[nameStart] as string) && nameStart < 4) nameStart += 1;
-    while (nameStart < open && CALL_LEAD.has(line[nameStart] as string)) nameStart += 1;
-    const rawName = line.slice(nameStart, open);
-    const name = compactCallName(rawName.replace(/^(?:use|call|using|calling)\s+/i, ""));
-    if (name.length === 0 || name.length > 100 || !grammar.callNames.has(name)) continue;
-    let nameEnd = open;
-    while (nameEnd > nameStart && (line[nameEnd - 1] === " " || line[nameEnd - 1] === "\t")) nameEnd -= 1;
-    edits.push({ at: start, replace: false, text: NEUTRALIZED_LINE_PREFIX });
-    edits.push({ at: start + nameStart, replace: false, text: NEUTRALIZED_OPEN });
-    edits.push({ at: start + nameEnd, replace: false, text: NEUTRALIZED_CLOSE });
-    found.push(`call ${rawName.trim()}`);
+    while (nameStart < line.length && CALL_LEAD.has(line[nameStart] as string)) nameStart += 1;
+    // A digit-led "1. search[x]" list item is a call too.
+    while (nameStart < line.length && nameStart < 4 && /[0-9.)]/.test(line[nameStart] as string)) nameStart += 1;
+    while (nameStart < line.length && CALL_LEAD.has(line[nameStart] as string)) nameStart += 1;
+    if (endsWithClose(line)) lineStarts.add(start + nameStart);
+  }
+  for (const match of view.matchAll(callPattern(grammar))) {
+    const at = match.index;
+    let lead = at;
+    while (lead > 0 && view[lead - 1] !== "\n") lead -= 1;
+    // "Use delete_all[x]" / "call delete_all(x)": the parser strips those verbs from a name.
+    const verb = /(?:^|[\s>*_`#-])(?:use|call|using|calling)\s+$/i.exec(view.slice(Math.max(lead, at - 12), at));
+    if (lineStarts.has(at) || (verb !== null && lineStarts.has(at - verb[0].length + (/^[\s>*_`#-]/.test(verb[0]) ? 1 : 0)))) {
+      edits.push({ at: lead, replace: false, text: NEUTRALIZED_LINE_PREFIX });
+    }
+    edits.push({ at, replace: false, text: NEUTRALIZED_OPEN });
+    edits.push({ at: at + match[0].length, replace: false, text: NEUTRALIZED_CLOSE });
+    found.push(`call ${match[0]}`);
   }
 }
 
@@ -440,4 +465,15 @@ export function neutralizeUntrustedText(text: string, grammar: ReActGrammar = DE
   findBlobs(view.text, grammar, edits, found);
   findCalls(view.text, grammar, edits, found);
   return { text: applyEdits(text, view, edits), found };
+}
+
+/**
+ * Whether `text` carries the marks {@link neutralizeUntrustedText} leaves (`«Final Answer»:`,
+ * `‹tool>`, `| «tool»[…]`, `"«action»":`): it then quotes tool output. The parser never accepts
+ * such text as an unlabelled final answer: a model that copies an observation is not answering.
+ */
+export function hasNeutralizedMarks(text: string): boolean {
+  if (text.includes(NEUTRALIZED_TAG_OPEN)) return true;
+  if (!text.includes(NEUTRALIZED_CLOSE)) return false;
+  return /\u00bb\s*[*_`~]*\s*[:\uff1a]|\u00bb["'`]?\s*:|\| \s*\u00ab|\u00bb\s*[[(]/.test(text);
 }

@@ -582,12 +582,17 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
         : resolved.runContext;
   const shared = { ...(metrics !== undefined ? { metrics } : {}), ...(onEvent !== undefined ? { onEvent } : {}) };
 
+  // The parser's labels and the agent's tool names reach the neutraliser of every observation
+  // (the cleaner and the ToolExecutor), so custom-label lines and paper-style calls of the
+  // agent's own tools in tool output are neutralised too.
+  const labels = resolved.parser.labels === undefined ? DEFAULT_REACT_LABELS : createReActLabelSet(resolved.parser.labels, resolved.parser.replaceLabels ?? false);
+  const toolNames = resolved.tools.map((tool) => tool.name);
   const observationCleaner =
     resolved.observation === false
       ? undefined
       : resolved.observation instanceof ObservationCleaner
         ? resolved.observation
-        : new ObservationCleaner({ ...shared, ...resolved.observation });
+        : new ObservationCleaner({ ...shared, labels, toolNames, ...resolved.observation });
 
   let toolExecutor: ToolExecutor | undefined;
   let tools: StructuredToolInterface[];
@@ -603,6 +608,7 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
       toolExecutor = new ToolExecutor({
         ...shared,
         runContext,
+        labels,
         ...(observationCleaner !== undefined ? { formatObservation: observationCleaner.format } : {}),
         ...resolved.toolExecutor,
         onEvent: (event: ReinsEvent) => {
@@ -639,7 +645,7 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
     prompt: partialedPrompt,
     llmWithStop,
     parser,
-    labels: resolved.parser.labels === undefined ? DEFAULT_REACT_LABELS : createReActLabelSet(resolved.parser.labels, resolved.parser.replaceLabels ?? false),
+    labels,
     tools,
     callbacks: loopControl === undefined ? [] : [loopControl],
     runContext,

@@ -1,4 +1,4 @@
-import { ACTION_BLOB_INPUT_KEYS, ACTION_BLOB_NAME_KEYS, FINISH_NAMES, matchReActLabel, XML_AGENT_TAG_NAMES, type ReActLabel, type ReActLabelSet } from "@reins/core";
+import { ACTION_BLOB_INPUT_KEYS, ACTION_BLOB_NAME_KEYS, FINISH_NAMES, hasNeutralizedMarks, matchReActLabel, XML_AGENT_TAG_NAMES, type ReActLabel, type ReActLabelSet } from "@reins/core";
 import { findBalancedEnd, parseLooseJson } from "./json-text";
 import { PARSER_MESSAGES, type MessageLabels } from "./messages";
 import {
@@ -803,14 +803,14 @@ function withoutStep(work: Work, body: string, preamble: readonly string[], segm
   const firstBreak = preambleText.indexOf("\n");
   if (segments.length === 0 && firstBreak > 0 && saysNoToolNeeded(preambleText.slice(0, firstBreak))) {
     const reply = preambleText.slice(firstBreak + 1).trim();
-    if (reply.length > 0 && !looksTruncated(reply) && !talksAboutFormat(reply)) {
+    if (reply.length > 0 && !looksTruncated(reply) && !talksAboutFormat(reply) && !hasNeutralizedMarks(reply)) {
       work.repairs.add("unlabelled_final_answer");
       return finish(work, reply);
     }
   }
   for (const thought of thoughts) {
     const reply = trimBlankLines(thought.lines);
-    if (reply.length > 0 && thought.value.trim().length > 0 && saysNoToolNeeded(thought.value) && !looksTruncated(reply)) {
+    if (reply.length > 0 && thought.value.trim().length > 0 && saysNoToolNeeded(thought.value) && !looksTruncated(reply) && !hasNeutralizedMarks(reply)) {
       work.repairs.add("unlabelled_final_answer");
       return finish(work, reply);
     }
@@ -819,7 +819,7 @@ function withoutStep(work: Work, body: string, preamble: readonly string[], segm
   if (meaningful.length === 0 && segments.length === 0) {
     const text = trimBlankLines(preamble);
     const mentioned = mentionedTools(text, toolNames);
-    if (work.config.acceptUnlabelledReply && readsAsReply(text) && mentioned.length === 0 && !looksLikePlan(text) && !looksTruncated(text) && !talksAboutFormat(text)) {
+    if (work.config.acceptUnlabelledReply && readsAsReply(text) && mentioned.length === 0 && !looksLikePlan(text) && !looksTruncated(text) && !talksAboutFormat(text) && !hasNeutralizedMarks(text)) {
       work.repairs.add("unlabelled_final_answer");
       return finish(work, text);
     }
