@@ -178,12 +178,13 @@ const { policy, toolName } = target;
   return { toolInput, confirmation, confirmationInput };
 }
 
-/** Adds an optional `confirm: string` (the dry run's token) to an object schema (zod v3, zod v4 or JSON schema). */
+/**
+ * Adds an optional `confirm` (the dry run's token; a boolean is accepted and gets the dry run) to an object schema (zod v3, zod v4 or JSON schema). */
 export function withConfirmField(schema: unknown): unknown {
   const description = "The confirmation token from this tool's dry-run preview; set it only to really perform the previewed action. Without it you get the dry-run preview.";
   try {
     if (isInteropZodObject(schema)) {
-      const confirm = isZodSchemaV3(schema) ? zodV3.string().optional().describe(description) : zodV4.string().optional().describe(description);
+      const confirm = isZodSchemaV3(schema) ? zodV3.union([zodV3.string(), zodV3.boolean()]).optional().describe(description) : zodV4.union([zodV4.string(), zodV4.boolean()]).optional().describe(description);
       return extendInteropZodObject(schema as InteropZodObject, { confirm } as never);
     }
   } catch {
@@ -191,7 +192,7 @@ export function withConfirmField(schema: unknown): unknown {
   }
   if (isRecord(schema) && schema.type === "object" && !isInteropZodSchema(schema)) {
     const properties = isRecord(schema.properties) ? schema.properties : {};
-    return { ...schema, properties: { ...properties, confirm: { type: "string", description } } };
+    return { ...schema, properties: { ...properties, confirm: { type: ["string", "boolean"], description } } };
   }
   return schema;
 }
