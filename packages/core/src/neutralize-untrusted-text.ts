@@ -65,14 +65,12 @@ function isInvisible(code: number): boolean {
   return code === 0x200b || code === 0x200c || code === 0x200d || code === 0x2060 || code === 0xfeff || code === 0x00ad || code === 0x180e || (code >= 0x2061 && code <= 0x2064);
 }
 
+/** Anything the view would decode: `&`, `\\`, CR, an invisible or a full-width character. */
+const NEEDS_DECODING = /[&\\\r\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff\u3008\u3009\ufe64\ufe65\uff08\uff09\uff1a\uff1c\uff1e\uff3b\uff3d\uff5b-\uff5d]/;
+
 /** Whether the text has anything the view would decode (the common case has none: no copy). */
 function needsDecoding(text: string): boolean {
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    if (code === 38 || code === 92 || code === 13) return true; // & \ CR
-    if (code >= 0x00ad && (isInvisible(code) || (code >= 0xfe00 && FULL_WIDTH[text[index]] !== undefined) || code === 0x3008 || code === 0x3009)) return true;
-  }
-  return false;
+  return NEEDS_DECODING.test(text);
 }
 
 function hexValue(text: string, start: number, length: number): number | undefined {
@@ -139,62 +137,80 @@ function escapeAt(text: string, index: number): { character: string; end: number
   return character === undefined ? undefined : { character, end: cursor + 1 };
 }
 
+function isSpecial(code: number, character: string): boolean {
+  if (code === 38 || code === 92 || code === 13) return true;
+  return code >= 0x00ad && (isInvisible(code) || FULL_WIDTH[character] !== undefined);
+}
+
 function decodedView(text: string): View {
   if (!needsDecoding(text)) return { text, starts: undefined, ends: undefined };
   const starts = new Int32Array(text.length + 1);
   const ends = new Int32Array(text.length + 1);
-  let view = "";
+  const parts: string[] = [];
   let count = 0;
-  const push = (character: string, start: number, end: number): void => {
-    view += character;
-    for (let unit = 0; unit < character.length; unit += 1) {
+  const push = (decoded: string, start: number, end: number): void => {
+    parts.push(decoded);
+    for (let unit = 0; unit < decoded.length; unit += 1) {
       starts[count] = start;
       ends[count] = end;
       count += 1;
     }
   };
   let index = 0;
+  let runStart = 0;
+  const flush = (): void => {
+    if (index > runStart) {
+      parts.push(text.slice(runStart, index));
+      for (let position = runStart; position < index; position += 1) {
+        starts[count] = position;
+        ends[count] = position + 1;
+        count += 1;
+      }
+    }
+  };
   while (index < text.length) {
-    const character = text[index];
     const code = text.charCodeAt(index);
+    const character = text[index] as string;
+    if (!isSpecial(code, character)) {
+      index += 1;
+      continue;
+    }
+    let decoded: string | undefined;
+    let end = index + 1;
     if (code === 38) {
       const entity = entityAt(text, index);
       if (entity !== undefined) {
-        const decoded = isInvisible(entity.character.charCodeAt(0)) ? "" : entity.character === "\r" ? "\n" : (FULL_WIDTH[entity.character] ?? entity.character);
-        if (decoded.length > 0) push(decoded, index, entity.end);
-        index = entity.end;
-        continue;
+        decoded = isInvisible(entity.character.charCodeAt(0)) ? "" : entity.character === "\r" ? "\n" : (FULL_WIDTH[entity.character] ?? entity.character);
+        end = entity.end;
       }
     } else if (code === 92) {
       const escape = escapeAt(text, index);
       if (escape !== undefined) {
-        const decoded = isInvisible(escape.character.charCodeAt(0)) ? "" : (FULL_WIDTH[escape.character] ?? escape.character);
-        if (decoded.length > 0) push(decoded === "\r" ? "\n" : decoded, index, escape.end);
-        index = escape.end;
-        continue;
+        const character = isInvisible(escape.character.charCodeAt(0)) ? "" : (FULL_WIDTH[escape.character] ?? escape.character);
+        decoded = character === "\r" ? "\n" : character;
+        end = escape.end;
       }
     } else if (code === 13) {
-      const end = text.charCodeAt(index + 1) === 10 ? index + 2 : index + 1;
-      push("\n", index, end);
-      index = end;
-      continue;
+      decoded = "\n";
+      end = text.charCodeAt(index + 1) === 10 ? index + 2 : index + 1;
     } else if (isInvisible(code)) {
+      decoded = "";
+    } else {
+      decoded = FULL_WIDTH[character];
+    }
+    if (decoded === undefined) {
       index += 1;
       continue;
-    } else {
-      const mapped = FULL_WIDTH[character];
-      if (mapped !== undefined) {
-        push(mapped, index, index + 1);
-        index += 1;
-        continue;
-      }
     }
-    push(character, index, index + 1);
-    index += 1;
+    flush();
+    if (decoded.length > 0) push(decoded, index, end);
+    index = end;
+    runStart = end;
   }
+  flush();
   starts[count] = text.length;
   ends[count] = text.length;
-  return { text: view, starts: starts.subarray(0, count + 1), ends: ends.subarray(0, count + 1) };
+  return { text: parts.join(""), starts: starts.subarray(0, count + 1), ends: ends.subarray(0, count + 1) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -226,42 +242,59 @@ function applyEdits(original: string, view: View, edits: Edit[]): string {
 // ---------------------------------------------------------------------------------------------
 // Shapes
 
-/** Lines: [start, end) view offsets. */
-function lineRanges(text: string): Array<readonly [number, number]> {
-  const ranges: Array<readonly [number, number]> = [];
+const labelFirstCharacters = new WeakMap<object, ReadonlySet<string>>();
+
+/** First characters (lower case) of every label word: a line starting with none of them is no label. */
+function firstCharactersOf(grammar: ReActGrammar): ReadonlySet<string> {
+  let characters = labelFirstCharacters.get(grammar.neutralizedLabels);
+  if (characters === undefined) {
+    const set = new Set<string>();
+    for (const words of Object.values(grammar.neutralizedLabels) as string[][]) for (const word of words) if (word.length > 0) set.add(word[0]!.toLowerCase());
+    characters = set;
+    labelFirstCharacters.set(grammar.neutralizedLabels, characters);
+  }
+  return characters;
+}
+
+/** Characters `matchReActLabel` skips before a label: whitespace, markdown, bullets, list numbers. */
+const LABEL_LEAD = new Set([" ", "\t", "\u00a0", "\u3000", "*", "_", "#", ">", "`", "~", "-", "+", ".", ")", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9"]);
+
+function findLabels(view: string, grammar: ReActGrammar, edits: Edit[], found: string[]): void {
+  const labels = grammar.neutralizedLabels;
+  const firstCharacters = firstCharactersOf(grammar);
   let start = 0;
-  for (;;) {
-    const end = text.indexOf("\n", start);
-    if (end < 0) {
-      ranges.push([start, text.length]);
-      return ranges;
+  while (start <= view.length) {
+    let end = view.indexOf("\n", start);
+    if (end < 0) end = view.length;
+    const colon = view.indexOf(":", start);
+    if (colon < 0) return;
+    if (colon >= end) {
+      start = end + 1;
+      continue;
     }
-    ranges.push([start, end]);
+    let first = start;
+    while (first < colon && LABEL_LEAD.has(view[first] as string)) first += 1;
+    if (first < colon && firstCharacters.has((view[first] as string).toLowerCase())) labelLine(view, start, end, labels, edits, found);
     start = end + 1;
   }
 }
 
-function findLabels(view: string, grammar: ReActGrammar, edits: Edit[], found: string[]): void {
-  const labels = grammar.neutralizedLabels;
-  for (const [start, end] of lineRanges(view)) {
-    if (end - start < 2) continue;
-    const line = view.slice(start, end);
-    if (!line.includes(":")) continue;
-    const match = matchReActLabel(line, labels);
-    if (match === undefined) continue;
-    found.push(`label ${match.labelText}`);
-    const labelStart = line.indexOf(match.labelText);
-    let colon = match.valueOffset - 1;
-    while (colon > 0 && line[colon] !== ":") colon -= 1;
-    const quoted = labelStart >= 0 && labelStart < colon
-      ? `${line.slice(0, labelStart)}${NEUTRALIZED_OPEN}${line.slice(labelStart, colon)}${NEUTRALIZED_CLOSE}${line.slice(colon)}`
-      : line;
-    if (labelStart >= 0 && labelStart < colon) {
-      edits.push({ at: start + labelStart, replace: false, text: NEUTRALIZED_OPEN });
-      edits.push({ at: start + colon, replace: false, text: NEUTRALIZED_CLOSE });
-    }
-    if (quoted === line || matchReActLabel(quoted, labels) !== undefined) edits.push({ at: start, replace: false, text: NEUTRALIZED_LINE_PREFIX });
+function labelLine(view: string, start: number, end: number, labels: ReActGrammar["labels"], edits: Edit[], found: string[]): void {
+  const line = view.slice(start, end);
+  const match = matchReActLabel(line, labels);
+  if (match === undefined) return;
+  found.push(`label ${match.labelText}`);
+  const labelStart = line.indexOf(match.labelText);
+  let colon = match.valueOffset - 1;
+  while (colon > 0 && line[colon] !== ":") colon -= 1;
+  const quoted = labelStart >= 0 && labelStart < colon
+    ? `${line.slice(0, labelStart)}${NEUTRALIZED_OPEN}${line.slice(labelStart, colon)}${NEUTRALIZED_CLOSE}${line.slice(colon)}`
+    : line;
+  if (labelStart >= 0 && labelStart < colon) {
+    edits.push({ at: start + labelStart, replace: false, text: NEUTRALIZED_OPEN });
+    edits.push({ at: start + colon, replace: false, text: NEUTRALIZED_CLOSE });
   }
+  if (quoted === line || matchReActLabel(quoted, labels) !== undefined) edits.push({ at: start, replace: false, text: NEUTRALIZED_LINE_PREFIX });
 }
 
 /** Tag names by their first character (lower case), for a cheap check at each `<`. */
@@ -374,7 +407,6 @@ function findBlobs(view: string, grammar: ReActGrammar, edits: Edit[], found: st
   }
 }
 
-const CALL_LEAD = new Set([" ", "\t", "*", "_", "`", ">", "-", "#", "+", '"', "'", "~"]);
 
 const CALL_TAIL = new Set([" ", "\t", "*", "_", "`", ".", '"', "'", "~"]);
 
@@ -385,59 +417,60 @@ function endsWithClose(line: string): boolean {
   return line[end - 1] === "]" || line[end - 1] === ")";
 }
 
-const callPatterns = new WeakMap<ReActGrammar, RegExp>();
-
-function escapeCharacter(character: string): string {
-  return /[\\^$.*+?()[\]{}|\/-]/.test(character) ? `\\${character}` : character;
+/** Characters a written call name may hold: letters, digits and the separators `compactCallName` drops. */
+function isNameCharacter(character: string): boolean {
+  const code = character.charCodeAt(0);
+  if ((code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57)) return true;
+  if (character === "_" || character === "-" || character === "." || character === " " || character === "*" || character === "`") return true;
+  return code > 127 && /[\p{L}\p{N}]/u.test(character);
 }
 
-/**
- * `name[` / `name (` for every finish name and tool name of the grammar, anywhere in the text
- * (separators and markdown allowed between the letters, as `compactCallName` ignores them).
- * Letters and separators are disjoint classes, so the match is linear.
- */
-function callPattern(grammar: ReActGrammar): RegExp {
-  let pattern = callPatterns.get(grammar);
-  if (pattern === undefined) {
-    const names = [...grammar.callNames].sort((left, right) => right.length - left.length);
-    const alternatives = names.map((name) => [...name].map(escapeCharacter).join("[\\s_.\\-*`]*"));
-    pattern = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${alternatives.join("|")})(?![\\p{L}\\p{N}_])(?=[ \\t]*[[(])`, "giu");
-    callPatterns.set(grammar, pattern);
-  }
-  pattern.lastIndex = 0;
-  return pattern;
+function isWordCharacter(character: string | undefined): boolean {
+  return character !== undefined && character !== "_" && character !== "-" && character !== "." && character !== " " && character !== "*" && character !== "`" && isNameCharacter(character);
 }
+
+const LINE_LEAD = /^[\s*_`>#+"'~-]*(?:\d{1,3}[.)]\s*)?[\s*_`>#+"'~-]*(?:(?:use|call|using|calling)\s+)?$/i;
 
 /**
  * Paper-style calls `Tool[input]` / `tool(input)` naming a finish or one of the agent's tools:
  * the name is quoted wherever it stands (`«Finish»[…]`), and a line that starts with such a call
- * (the shape the parser reads) also gets `| ` before it.
+ * (the shape the parser reads) also gets `| ` before it. For each `[` or `(`, the words before it
+ * are compacted as `compactCallName` does and looked up, longest first: linear in the text.
  */
 function findCalls(view: string, grammar: ReActGrammar, edits: Edit[], found: string[]): void {
-  if (!view.includes("[") && !view.includes("(")) return;
-  const lineStarts = new Set<number>();
-  for (const [start, end] of lineRanges(view)) {
-    if (end - start < 3 || end - start > 4000) continue;
-    const line = view.slice(start, end);
-    let nameStart = 0;
-    while (nameStart < line.length && CALL_LEAD.has(line[nameStart] as string)) nameStart += 1;
-    // A digit-led "1. search[x]" list item is a call too.
-    while (nameStart < line.length && nameStart < 4 && /[0-9.)]/.test(line[nameStart] as string)) nameStart += 1;
-    while (nameStart < line.length && CALL_LEAD.has(line[nameStart] as string)) nameStart += 1;
-    if (endsWithClose(line)) lineStarts.add(start + nameStart);
-  }
-  for (const match of view.matchAll(callPattern(grammar))) {
-    const at = match.index;
-    let lead = at;
-    while (lead > 0 && view[lead - 1] !== "\n") lead -= 1;
-    // "Use delete_all[x]" / "call delete_all(x)": the parser strips those verbs from a name.
-    const verb = /(?:^|[\s>*_`#-])(?:use|call|using|calling)\s+$/i.exec(view.slice(Math.max(lead, at - 12), at));
-    if (lineStarts.has(at) || (verb !== null && lineStarts.has(at - verb[0].length + (/^[\s>*_`#-]/.test(verb[0]) ? 1 : 0)))) {
-      edits.push({ at: lead, replace: false, text: NEUTRALIZED_LINE_PREFIX });
+  let from = 0;
+  for (;;) {
+    const square = view.indexOf("[", from);
+    const round = view.indexOf("(", from);
+    const bracket = square < 0 ? round : round < 0 ? square : Math.min(square, round);
+    if (bracket < 0) return;
+    from = bracket + 1;
+    let end = bracket;
+    while (end > 0 && (view[end - 1] === " " || view[end - 1] === "\t")) end -= 1;
+    if (end === 0 || !isWordCharacter(view[end - 1])) continue;
+    let start = end;
+    while (start > 0 && end - start < 100 && view[start - 1] !== "\n" && isNameCharacter(view[start - 1] as string)) start -= 1;
+    // Word starts from the left: the longest name that ends at the bracket wins.
+    let nameStart = -1;
+    for (let index = start; index < end; index += 1) {
+      if (!isWordCharacter(view[index]) || (index > start && isWordCharacter(view[index - 1]))) continue;
+      if (index > 0 && index === start && isWordCharacter(view[index - 1])) continue;
+      if (grammar.callNames.has(compactCallName(view.slice(index, end)))) {
+        nameStart = index;
+        break;
+      }
     }
-    edits.push({ at, replace: false, text: NEUTRALIZED_OPEN });
-    edits.push({ at: at + match[0].length, replace: false, text: NEUTRALIZED_CLOSE });
-    found.push(`call ${match[0]}`);
+    if (nameStart < 0) continue;
+    let lineStart = nameStart;
+    while (lineStart > 0 && view[lineStart - 1] !== "\n") lineStart -= 1;
+    let lineEnd = view.indexOf("\n", bracket);
+    if (lineEnd < 0) lineEnd = view.length;
+    if (LINE_LEAD.test(view.slice(lineStart, nameStart)) && endsWithClose(view.slice(bracket, lineEnd))) {
+      edits.push({ at: lineStart, replace: false, text: NEUTRALIZED_LINE_PREFIX });
+    }
+    edits.push({ at: nameStart, replace: false, text: NEUTRALIZED_OPEN });
+    edits.push({ at: end, replace: false, text: NEUTRALIZED_CLOSE });
+    found.push(`call ${view.slice(nameStart, end)}`);
   }
 }
 
