@@ -508,5 +508,8 @@ export function neutralizeUntrustedText(text: string, grammar: ReActGrammar = DE
 export function hasNeutralizedMarks(text: string): boolean {
   if (text.includes(NEUTRALIZED_TAG_OPEN)) return true;
   if (!text.includes(NEUTRALIZED_CLOSE)) return false;
-  return /\u00bb\s*[*_`~]*\s*[:\uff1a]|\u00bb["'`]?\s*:|\| \s*\u00ab|\u00bb\s*[[(]/.test(text);
+  // The marks hug the quoted word (`«Final Answer»:`); French guillemets have spaces inside (« oui »).
+  return NEUTRALIZED_MARK.test(text);
 }
+
+const NEUTRALIZED_MARK = /\u00ab[^\s\u00ab\u00bb](?:[^\u00ab\u00bb\n]{0,80}[^\s\u00ab\u00bb])?\u00bb(?:\s*[*_`~]*\s*[:\uff1a]|["'`]\s*:|\s*[[(])/;
