@@ -93,7 +93,8 @@ function entityAt(text: string, index: number): { character: string; end: number
     let scan = cursor + (hex ? 2 : 1);
     const digitsStart = scan;
     while (scan < text.length && scan - digitsStart < 7 && (hex ? /[0-9a-fA-F]/ : /[0-9]/).test(text[scan])) scan += 1;
-    if (scan === digitsStart) return depth > 0 ? { character: "&", end: index + 1 + 4 * depth - 0 } : undefined;
+    // "&amp;#" without digits: the decoded "&" of the outer level.
+    if (scan === digitsStart) return depth > 0 ? { character: "&", end: index + 5 } : undefined;
     const code = Number.parseInt(text.slice(digitsStart, scan), hex ? 16 : 10);
     if (!Number.isFinite(code) || code > 0x10ffff) return undefined;
     const end = text[scan] === ";" ? scan + 1 : scan;

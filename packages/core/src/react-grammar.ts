@@ -34,7 +34,10 @@ export const ACTION_BLOB_INPUT_KEYS: readonly string[] = Object.freeze([
   "params",
 ]);
 
-/** Keys that wrap one action blob (`{"tool_call": {…}}`); declared for the neutraliser. */
+/**
+ * Keys that wrap one action blob (`{"tool_call": {…}}`). The blob inside is neutralised through its
+ * own name key; the list is declared here for the parser to read such wrappers (issue 10).
+ */
 export const ACTION_BLOB_WRAPPER_KEYS: readonly string[] = Object.freeze(["tool_call", "tool_calls", "function_call", "action"]);
 
 /**
