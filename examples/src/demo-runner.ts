@@ -25,6 +25,7 @@ import {
   createForecastTool,
   createGhostFailureTool,
   createHangingTool,
+  createPageTool,
   createSearchTool,
   startFlakyForecastService,
   type ScriptedHttpService,
@@ -142,6 +143,7 @@ function createTools(forecastService: ScriptedHttpService, outbox: SentEmail[], 
     createDeadServiceTool(parcelService),
     createEmailTool(outbox),
     createSearchTool(),
+    createPageTool(),
   ];
 }
 

@@ -73,14 +73,16 @@ export interface CreateReactAgentOptions {
    * `formatObservation` unless given), or a `ToolExecutor` you built (used as is: give it the
    * same `runContext` for loop notes to reach observations; the agent cannot see that instance's
    * events, so a call it refuses because the run is stopping is then listed among the stopped
-   * run's findings). `false` hands the tools over
+   * run's findings; give it the parser's `labels` too, so its neutraliser knows custom labels — an
+   * executor the agent builds gets them and the tool names itself). `false` hands the tools over
    * unwrapped (then cleaned by the observation cleaner when that is on).
    * @default {} (a ToolExecutor with `DEFAULT_TOOL_POLICY`: 30 s timeout, retries of retryable
    *   failures, circuit breaker)
    */
   toolExecutor?: ToolExecutorOptions | ToolExecutor | false;
   /**
-   * Observation cleaning: options for a new `ObservationCleaner`, or one you built. `false`
+   * Observation cleaning: options for a new `ObservationCleaner` (the agent adds the parser's
+   * `labels` and the tools' names as `toolNames`, for the neutraliser), or one you built. `false`
    * leaves tool results as the ToolExecutor's default formatter writes them.
    * @default {}
    */
@@ -582,12 +584,17 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
         : resolved.runContext;
   const shared = { ...(metrics !== undefined ? { metrics } : {}), ...(onEvent !== undefined ? { onEvent } : {}) };
 
+  // The parser's labels and the agent's tool names reach the neutraliser of every observation
+  // (the cleaner and the ToolExecutor), so custom-label lines and paper-style calls of the
+  // agent's own tools in tool output are neutralised too.
+  const labels = resolved.parser.labels === undefined ? DEFAULT_REACT_LABELS : createReActLabelSet(resolved.parser.labels, resolved.parser.replaceLabels ?? false);
+  const toolNames = resolved.tools.map((tool) => tool.name);
   const observationCleaner =
     resolved.observation === false
       ? undefined
       : resolved.observation instanceof ObservationCleaner
         ? resolved.observation
-        : new ObservationCleaner({ ...shared, ...resolved.observation });
+        : new ObservationCleaner({ ...shared, labels, toolNames, ...resolved.observation });
 
   let toolExecutor: ToolExecutor | undefined;
   let tools: StructuredToolInterface[];
@@ -603,6 +610,7 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
       toolExecutor = new ToolExecutor({
         ...shared,
         runContext,
+        labels,
         ...(observationCleaner !== undefined ? { formatObservation: observationCleaner.format } : {}),
         ...resolved.toolExecutor,
         onEvent: (event: ReinsEvent) => {
@@ -639,7 +647,7 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
     prompt: partialedPrompt,
     llmWithStop,
     parser,
-    labels: resolved.parser.labels === undefined ? DEFAULT_REACT_LABELS : createReActLabelSet(resolved.parser.labels, resolved.parser.replaceLabels ?? false),
+    labels,
     tools,
     callbacks: loopControl === undefined ? [] : [loopControl],
     runContext,

@@ -45,15 +45,18 @@ import {
   ToolResultCheckError,
   ToolTimeoutError,
   ToolValidationError,
+  SideEffectNotApprovedError,
 } from "./errors";
 import { defaultFormatObservation, ensureReadableObservation } from "./format-observation";
 import { guardAbortListeners } from "./guarded-signal";
-import { DEFAULT_STRING_CONFIRMATION_HINT, MODEL_MESSAGES } from "./messages";
+import { MODEL_MESSAGES } from "./messages";
+import { decideSideEffectCall } from "./confirmation";
+import { UntrustedObservationGuard } from "./untrusted-observation";
 import { isRetryableError, toError } from "./normalize-error";
 import { checkResultShape, type ResultCheckFailure } from "./result-check";
 import { InMemoryToolResultStore, type ToolResultStore } from "./result-store";
 import { countsAgainstCircuit, failureObservation, isKnownFailure, outcomeOf } from "./failure-observation";
-import { previewText, prepareToolInput, withConfirmField, type ToolInputKind } from "./tool-input";
+import { previewText, prepareToolInput, withConfirmField, type PreparedToolInput, type ToolInputKind } from "./tool-input";
 import { resolveToolPolicy, type ResolvedToolPolicy } from "./tool-policy";
 import {
   resolveToolExecutorOptions,
@@ -213,6 +216,8 @@ export class ToolExecutor {
   private readonly trackedRuns = new Map<string, RunSlot>();
   private readonly slotKey: string;
   private warnedNoRun = false;
+  /** Neutralises every observation with the agent's labels and the wrapped tools' names. */
+  private readonly untrusted: UntrustedObservationGuard;
   /** The call an error came from, so the shared retry policy can see its input and attempt count. */
   private readonly callOfError = new WeakMap<Error, AttemptState>();
 
@@ -222,6 +227,7 @@ export class ToolExecutor {
    */
   constructor(options: ToolExecutorOptions = {}) {
     this.options = resolveToolExecutorOptions(options);
+    this.untrusted = new UntrustedObservationGuard(this.options.labels);
     executorCount += 1;
     this.slotKey = `${SLOT_PREFIX}#${executorCount}`;
   }
@@ -272,6 +278,7 @@ export class ToolExecutor {
     }
     const existing = this.states.get(tool.name);
     if (existing !== undefined && existing.original === tool) return existing.wrapped;
+    this.untrusted.addToolName(tool.name);
     // Own keys only: a tool named "constructor" or "toString" must not pick up Object.prototype members.
     const override = Object.prototype.hasOwnProperty.call(this.options.policies, tool.name) ? this.options.policies[tool.name] : undefined;
     const policy = resolveToolPolicy(this.options.defaults, override, `policies.${tool.name}`);
@@ -487,15 +494,18 @@ export class ToolExecutor {
           // The original tool gets the caller's config minus its callbacks (one tool run per action),
           // or the wrapper's child callbacks when forwardCallbacks is on.
           const innerConfig: RunnableConfig = { ...config, runId: undefined, callbacks: this.options.forwardCallbacks ? runManager?.getChild() : undefined };
-          result = await this.executePrepared(state, prepared.toolInput, prepared.confirmed, run, innerConfig);
+          result = await this.executePrepared(state, prepared.toolInput, prepared, run, innerConfig);
         }
       } catch (unexpected) {
         const error = toError(unexpected);
         result = { observation: MODEL_MESSAGES.permanentError(state.name, error.message), outcome: "error", error };
       }
     }
+    // Every observation (result, failure message, fallback value, dry-run preview) and the loop
+    // notes that quote earlier results pass the neutraliser of the one grammar.
     const notes = this.drainNotes(run);
-    const observation = notes === undefined ? result.observation : `${result.observation}\n\n${notes}`;
+    const safe = this.untrusted.neutralize(result.observation);
+    const observation = notes === undefined ? safe : `${safe}\n\n${this.untrusted.neutralize(notes)}`;
     const durationMs = Math.max(0, this.options.now() - startedAt);
     this.emit({ type: "tool_call", toolName: state.name, outcome: result.outcome, durationMs, error: result.error, runId: run.runId });
     if (result.error !== undefined && result.outcome !== "dry_run") {
@@ -513,7 +523,7 @@ export class ToolExecutor {
   private async executePrepared(
     state: ToolState,
     toolInput: unknown,
-    confirmed: boolean,
+    confirmation: Pick<PreparedToolInput, "confirmation" | "confirmationInput">,
     run: RunHandle,
     config: RunnableConfig,
   ): Promise<CallResult> {
@@ -540,13 +550,9 @@ export class ToolExecutor {
       }
     }
 
-    if (policy.sideEffects && !confirmed) {
-      const observation =
-        policy.preview?.(toolInput, { toolName }) ??
-        (state.kind === "object"
-          ? MODEL_MESSAGES.dryRunObject(toolName, previewText(toolInput))
-          : MODEL_MESSAGES.dryRunString(toolName, previewText(toolInput), policy.confirmWhen === undefined ? DEFAULT_STRING_CONFIRMATION_HINT : "with an explicit confirmation"));
-      return { observation: ensureReadableObservation(observation, toolName), outcome: "dry_run" };
+    if (policy.sideEffects) {
+      const gate = await this.gateSideEffectCall(state, toolInput, confirmation, run);
+      if (gate !== undefined) return gate;
     }
 
     let idempotencySlotKey: string | undefined;
@@ -892,6 +898,42 @@ export class ToolExecutor {
   }
 
   /** Finds the run of a call: a registered run in the store, else the tool run's parent run. */
+  /** Dry run, token and approve for a side-effect call: `undefined` when the call goes ahead. */
+  private async gateSideEffectCall(
+    state: ToolState,
+    toolInput: unknown,
+    confirmation: Pick<PreparedToolInput, "confirmation" | "confirmationInput">,
+    run: RunHandle,
+  ): Promise<CallResult | undefined> {
+    const { policy, name: toolName } = state;
+    const decision = await decideSideEffectCall({
+      toolName,
+      toolInput,
+      confirmation: confirmation.confirmation,
+      rawInput: confirmation.confirmationInput,
+      confirmWhen: policy.confirmWhen,
+      approve: policy.approve,
+      runKey: run.slot ?? this,
+      runId: run.runId,
+    });
+    if (decision.proceed) return undefined;
+    if (decision.reason === "not_approved") {
+      if (decision.error !== undefined) this.log("warn", `approve threw for tool "${toolName}"; the call was refused.`, { toolName, error: decision.error });
+      return { observation: MODEL_MESSAGES.notApproved(toolName), outcome: "rejected", error: new SideEffectNotApprovedError({ toolName, runId: run.runId, ...(decision.error !== undefined ? { cause: decision.error } : {}) }) };
+    }
+    const inputText = previewText(toolInput);
+    const custom = policy.preview?.(toolInput, { toolName });
+    const observation =
+      custom !== undefined
+        ? `${custom}\n${policy.confirmWhen === undefined ? MODEL_MESSAGES.confirmationHint(toolName, decision.token) : ""}`.trim()
+        : policy.confirmWhen !== undefined
+          ? MODEL_MESSAGES.dryRunConfirmWhen(toolName, inputText)
+          : state.kind === "object"
+            ? MODEL_MESSAGES.dryRunObject(toolName, inputText, decision.token)
+            : MODEL_MESSAGES.dryRunString(toolName, inputText, decision.token);
+    return { observation: ensureReadableObservation(observation, toolName), outcome: "dry_run" };
+  }
+
   private findRun(runManager: CallbackManagerForToolRun | undefined, config: RunnableConfig): RunHandle {
     const ids = [...runIdsFrom(runManager), ...runIdsFrom(config)];
     const store = this.options.runContext;
