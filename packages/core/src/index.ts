@@ -7,6 +7,7 @@ export {
   STOP_REASONS,
   TOOL_CALL_OUTCOMES,
   emitEvent,
+  wantsContent,
   type CircuitState,
   type CircuitStateEvent,
   type LoopDetectionEvent,
