@@ -423,6 +423,18 @@ function buildAgentMetrics(options: ResolvedAgentMetricsOptions): AgentMetrics {
   });
   const toolLabel = (toolName: string | undefined): string =>
     toolName === UNKNOWN_TOOL_LABEL ? UNKNOWN_TOOL_LABEL : toolLabels.valueOf(toolName);
+  // A registered tool's per-tool counters start at 0 too, so `sum by (tool) (rate(…))` of retries
+  // and truncations shows 0 for a tool that never had one instead of no data.
+  const registerTools = (toolNames: readonly string[]): void => {
+    toolLabels.allow(toolNames);
+    for (const toolName of toolNames) {
+      const tool = toolLabel(toolName);
+      if (tool === UNKNOWN_TOOL_LABEL) continue;
+      toolRetriesTotal.inc({ tool }, 0);
+      observationTruncationsTotal.inc({ tool }, 0);
+    }
+  };
+  if (options.toolNames !== undefined) registerTools(options.toolNames);
 
   const record = (event: ReinsEvent): void => {
     if (typeof event !== "object" || event === null || typeof (event as { type?: unknown }).type !== "string") {
@@ -517,7 +529,7 @@ function buildAgentMetrics(options: ResolvedAgentMetricsOptions): AgentMetrics {
     loopDetectionsTotal,
     stopsTotal,
     tokensTotal,
-    registerTools: (toolNames: readonly string[]) => toolLabels.allow(toolNames),
+    registerTools,
     toolLabel,
     record,
   });
