@@ -5,7 +5,7 @@
 // a CommonJS one (`require`) and an ES module one (`import`). Each load must expose the
 // package's main exports, and the objects must work with the app's own copy of the peers (one
 // @langchain/core in the app: the parser is an instance of the app's BaseOutputParser). Finally
-// the installed `reins-parse` bin parses an action from stdin.
+// the installed `reins-parse` bin parses an action from stdin and `reins-trace` renders an audit record.
 //
 //   npm run build && npm run smoke
 //   npm run smoke -- --core 0.3.80         same with another @langchain/core (default 1.4.0)
@@ -190,6 +190,18 @@ try {
     } else {
       failed = true;
       console.error(`[@langchain/core ${coreVersion}] FAIL reins-parse bin (exit ${cli.code}): ${cli.output}`);
+    }
+    // loop-control's CLI: an audit record from stdin, as HTML.
+    const auditLine = JSON.stringify({
+      type: "reins.loop_control.step", runId: "smoke-run", step: 1, startedAt: "2026-01-01T00:00:00.000Z",
+      durations: { cycleMs: 1 }, thought: "done", repairs: [], outcome: "finish", stopReason: "final_answer",
+    });
+    const trace = await run(path.join(appDir, "node_modules", ".bin", "reins-trace"), ["-", "--html"], { cwd: appDir, input: `${auditLine}\n` });
+    if (trace.code === 0 && trace.output.includes('data-run-id="smoke-run"') && trace.output.includes('data-step="1"')) {
+      console.log(`[@langchain/core ${coreVersion}] ok reins-trace bin: ${trace.output.length} characters of HTML`);
+    } else {
+      failed = true;
+      console.error(`[@langchain/core ${coreVersion}] FAIL reins-trace bin (exit ${trace.code}): ${trace.output.slice(0, 500)}`);
     }
   }
 
