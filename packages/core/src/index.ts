@@ -61,3 +61,4 @@ export {
   type LoopStopFinish,
 } from "./loop-finish";
 export { REACT_PROMPT_TEMPLATE } from "./react-prompt";
+export { combineRecorders } from "./combine-recorders";

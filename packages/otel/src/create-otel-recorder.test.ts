@@ -4,7 +4,9 @@ import { DynamicTool } from "@langchain/core/tools";
 import { SpanStatusCode, type Attributes } from "@opentelemetry/api";
 import { AggregationTemporality, MeterProvider, MetricReader, type HistogramMetricData, type MetricData } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { REACT_PROMPT_TEMPLATE, type ReinsEvent } from "@reins/core";
+import { REACT_PROMPT_TEMPLATE, combineRecorders, type ReinsEvent } from "@reins/core";
+import { createAgentMetrics } from "@reins/metrics";
+import { Registry } from "prom-client";
 import { createReactAgent } from "@reins/react-agent";
 // The react-agent's scripted chat model (works on @langchain/core 0.3 and 1.x).
 import { ReplayChatModel } from "../../react-agent/src/__fixtures__/replay-chat-model";
@@ -220,6 +222,18 @@ describe("createOtelRecorder", () => {
       const forecast = telemetry.exporter.getFinishedSpans().find((span) => span.name === "execute_tool forecast") as ReadableSpan;
       expect(forecast.attributes["gen_ai.tool.call.arguments"]).toBe("Oslo");
       expect(String(forecast.attributes["gen_ai.tool.call.result"])).toContain("4 °C");
+    });
+
+    it("works beside the Prometheus catalog through combineRecorders, content included", async () => {
+      const registry = new Registry();
+      const otel = createOtelRecorder({ captureContent: true, meterProvider: telemetry.meterProvider, tracerProvider: telemetry.tracerProvider });
+      const llm = new ReplayChatModel({ outputs: ["Thought: look.\nAction: forecast\nAction Input: Oslo", "Thought: done.\nFinal Answer: 4 °C."] });
+      const agent = await createReactAgent({ llm, tools: [flakyForecast()], prompt: REACT_PROMPT, metrics: combineRecorders([createAgentMetrics({ registry }), otel]) });
+      const executor = new AgentExecutor({ agent, tools: agent.tools, handleParsingErrors: true, maxIterations: 4 });
+      await executor.invoke({ input: "Weather in Oslo?" }, { callbacks: agent.callbacks });
+      expect(await registry.metrics()).toMatch(/react_agent_runs_total\{status="success"\} 1/);
+      const forecast = telemetry.exporter.getFinishedSpans().find((span) => span.name === "execute_tool forecast") as ReadableSpan;
+      expect(forecast.attributes["gen_ai.tool.call.arguments"]).toBe("Oslo");
     });
 
     it("carries the run id on every per-step event the pieces emit", async () => {
