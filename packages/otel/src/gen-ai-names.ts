@@ -1,8 +1,9 @@
 /**
  * The OpenTelemetry names this package emits, in one place for review. The `gen_ai.*` names follow
  * the GenAI semantic conventions at development status, as published in
- * open-telemetry/semantic-conventions-genai v0.1.0 (moved there from semantic-conventions v1.41.0,
- * same names): metrics `gen_ai.client.token.usage`, `gen_ai.client.operation.duration`,
+ * open-telemetry/semantic-conventions-genai v0.1.0 (their first release after they left
+ * semantic-conventions v1.41.0; the client metrics kept their names, the agent and tool metrics are
+ * new there): metrics `gen_ai.client.token.usage`, `gen_ai.client.operation.duration`,
  * `gen_ai.invoke_agent.duration`, `gen_ai.execute_tool.duration`; spans `invoke_agent {agent}` and
  * `execute_tool {tool}`. Names Reins adds for its own facts live under `reins.*`.
  */
