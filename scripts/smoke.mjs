@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // Install smoke test: packs every published package with `npm pack`, installs the tarballs into
 // a throwaway app in the OS temp dir together with the peers a user would install
-// (@langchain/core, prom-client), then loads each package from two plain projects beside it:
+// (@langchain/core, prom-client, @opentelemetry/api), then loads each package from two plain projects beside it:
 // a CommonJS one (`require`) and an ES module one (`import`). Each load must expose the
 // package's main exports, and the objects must work with the app's own copy of the peers (one
 // @langchain/core in the app: the parser is an instance of the app's BaseOutputParser). Finally
-// the installed `reins-parse` bin parses an action from stdin.
+// the installed `reins-parse` bin parses an action from stdin and `reins-trace` renders an audit record.
 //
 //   npm run build && npm run smoke
 //   npm run smoke -- --core 0.3.80         same with another @langchain/core (default 1.4.0)
@@ -21,6 +21,7 @@ const args = process.argv.slice(2);
 // Comma-separated @langchain/core versions, one app each.
 const coreVersions = (args.includes("--core") ? args[args.indexOf("--core") + 1] : "1.4.0").split(",");
 const promClientVersion = "15.1.3";
+const otelApiVersion = "1.9.0";
 const keep = args.includes("--keep");
 
 /** The exports each package must expose; every one is a function or class. */
@@ -32,6 +33,7 @@ const MAIN_EXPORTS = {
   "@reins/tool-executor": ["ToolExecutor"],
   "@reins/loop-control": ["LoopControlHandler"],
   "@reins/react-agent": ["createReactAgent"],
+  "@reins/otel": ["createOtelRecorder"],
 };
 
 // One body, two module systems: `load(name)` is `require` in the CJS project and `import()` in
@@ -65,6 +67,13 @@ const registry = new Registry();
 createAgentMetrics({ registry });
 const exposition = await registry.metrics();
 if (!exposition.includes("react_agent_runs_total")) throw new Error("metrics not registered in the app's Registry");
+
+// The OTel recorder runs on the app's @opentelemetry/api (no SDK registered: the API's no-ops).
+const { createOtelRecorder } = await load("@reins/otel");
+const otel = createOtelRecorder();
+otel.record({ type: "run_start", runId: "smoke" });
+otel.record({ type: "run_end", runId: "smoke", status: "success", stopReason: "final_answer", durationMs: 1 });
+if (otel.openRuns !== 0) throw new Error("createOtelRecorder left a run open");
 
 const { cleanObservation } = await load("@reins/observation-cleaner");
 const cleaned = cleanObservation({ price: "199.00" });
@@ -122,6 +131,7 @@ try {
     const dependencies = {
       "@langchain/core": coreVersion,
       "prom-client": promClientVersion,
+      "@opentelemetry/api": otelApiVersion,
     };
     for (const pkg of packages) {
       const tarball = tarballs.find((file) => file.startsWith(pkg.name.replace("@", "").replace("/", "-") + "-"));
@@ -180,6 +190,18 @@ try {
     } else {
       failed = true;
       console.error(`[@langchain/core ${coreVersion}] FAIL reins-parse bin (exit ${cli.code}): ${cli.output}`);
+    }
+    // loop-control's CLI: an audit record from stdin, as HTML.
+    const auditLine = JSON.stringify({
+      type: "reins.loop_control.step", runId: "smoke-run", step: 1, startedAt: "2026-01-01T00:00:00.000Z",
+      durations: { cycleMs: 1 }, thought: "done", repairs: [], outcome: "finish", stopReason: "final_answer",
+    });
+    const trace = await run(path.join(appDir, "node_modules", ".bin", "reins-trace"), ["-", "--html"], { cwd: appDir, input: `${auditLine}\n` });
+    if (trace.code === 0 && trace.output.includes('data-run-id="smoke-run"') && trace.output.includes('data-step="1"')) {
+      console.log(`[@langchain/core ${coreVersion}] ok reins-trace bin: ${trace.output.length} characters of HTML`);
+    } else {
+      failed = true;
+      console.error(`[@langchain/core ${coreVersion}] FAIL reins-trace bin (exit ${trace.code}): ${trace.output.slice(0, 500)}`);
     }
   }
 

@@ -7,6 +7,7 @@ export {
   STOP_REASONS,
   TOOL_CALL_OUTCOMES,
   emitEvent,
+  wantsContent,
   type CircuitState,
   type CircuitStateEvent,
   type LoopDetectionEvent,
@@ -88,3 +89,4 @@ export {
   neutralizeUntrustedText,
   type NeutralizedUntrustedText,
 } from "./neutralize-untrusted-text";
+export { combineRecorders } from "./combine-recorders";

@@ -49,3 +49,12 @@ export {
   type RunEvictionReason,
   type RunStoppedErrorOptions,
 } from "./errors";
+export {
+  AUDIT_RECORD_TYPE,
+  readAuditTrail,
+  renderTimelineHtml,
+  renderTimelineText,
+  type AuditRun,
+  type AuditTrail,
+  type SkippedAuditLine,
+} from "./trace-timeline";

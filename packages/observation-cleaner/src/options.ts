@@ -17,6 +17,8 @@ export interface ObservationContext {
   readonly toolName?: string;
   /** The input the tool was called with. */
   readonly toolInput?: unknown;
+  /** The top-level run the tool result belongs to; copied onto the `observation_cleaned` event. */
+  readonly runId?: string;
 }
 
 /**

@@ -351,12 +351,13 @@ class ReActStepParser extends BaseOutputParser<AgentAction | AgentFinish> {
     private readonly parser: HardenedReActOutputParser,
     private readonly labels: ReActLabelSet,
     private readonly observationCount: number,
+    private readonly runId: string | undefined,
   ) {
     super();
   }
 
   async parse(text: string): Promise<AgentAction | AgentFinish> {
-    const report = this.parser.parseDetailed(text, { observationCount: this.observationCount });
+    const report = this.parser.parseDetailed(text, { observationCount: this.observationCount, runId: this.runId });
     if (!report.ok) throw report.error;
     const { result } = report;
     if (isAgentFinish(result)) {
@@ -466,7 +467,7 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
     this.checkCallbacks(options);
     const stopped = this.stoppedFinish(input, options);
     if (stopped !== undefined) return stopped;
-    return this.planner(input).invoke(input, options);
+    return this.planner(input, options).invoke(input, options);
   }
 
   override async *_streamIterator(
@@ -479,7 +480,7 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
       yield stopped;
       return;
     }
-    yield* await this.planner(input).stream(input, options);
+    yield* await this.planner(input, options).stream(input, options);
   }
 
   /**
@@ -525,10 +526,16 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
     return buildLoopStopFinish(context.loop.stop, findings, this.loopFinish);
   }
 
-  private planner(input: ReactAgentInput): Runnable<ReactAgentInput, AgentAction | AgentFinish> {
+  private planner(input: ReactAgentInput, options: Partial<RunnableConfig> | undefined): Runnable<ReactAgentInput, AgentAction | AgentFinish> {
     const observationCount = (input.steps ?? []).filter((step) => step.action.tool !== "_Exception").length;
+    // The parser's events carry the top-level run id (a recorder groups them under the run).
+    let runId: string | undefined;
+    for (const id of runIdsFrom(options)) {
+      runId = this.runContext.contextOf(id)?.runId;
+      if (runId !== undefined) break;
+    }
     return RunnableSequence.from<ReactAgentInput, AgentAction | AgentFinish>(
-      [this.promptStep, this.llmWithStop, new ReActStepParser(this.parser, this.labels, observationCount)],
+      [this.promptStep, this.llmWithStop, new ReActStepParser(this.parser, this.labels, observationCount, runId)],
       "ReactAgent",
     );
   }

@@ -1,6 +1,6 @@
 import type { AgentAction, AgentFinish } from "@langchain/core/agents";
 import { BaseOutputParser } from "@langchain/core/output_parsers";
-import { emitEvent, type ReinsEvent } from "@reins/core";
+import { emitEvent, wantsContent, type ReinsEvent } from "@reins/core";
 import { ReActFormatError } from "./errors";
 import { formatReminder, toolList } from "./messages";
 import {
@@ -215,7 +215,7 @@ export class HardenedReActOutputParser extends BaseOutputParser<AgentAction | Ag
     } else {
       report = this.rejection(step.reason, step.observation, step.thought, step.repairs, llmOutput);
     }
-    this.report(report);
+    this.report(report, context?.runId);
     return report;
   }
 
@@ -237,15 +237,19 @@ export class HardenedReActOutputParser extends BaseOutputParser<AgentAction | Ag
     return { ok: false, reason, observation, thought, repairs, error };
   }
 
-  private report(report: ParseReport): void {
+  private report(report: ParseReport, runId: string | undefined): void {
     const { metrics, onEvent } = this.resolved;
     if (metrics === undefined && onEvent === undefined) return;
     const targets = [metrics, onEvent];
+    const run = runId !== undefined ? { runId } : {};
     for (const repair of report.repairs) {
-      const event: ReinsEvent = { type: "parser_repair", repair };
+      const event: ReinsEvent = { type: "parser_repair", repair, ...run };
       emitEvent(event, targets);
     }
-    if (!report.ok) emitEvent({ type: "parser_error", reason: report.reason, message: report.observation }, targets);
+    if (!report.ok) {
+      const content = wantsContent(targets) ? { llmOutput: report.error.llmOutput } : {};
+      emitEvent({ type: "parser_error", reason: report.reason, message: report.observation, ...run, ...content }, targets);
+    }
   }
 
   private unwrap(report: ParseReport): AgentAction | AgentFinish {

@@ -12,7 +12,11 @@ export interface ToolExecutorLogger {
 }
 
 /** Turns a successful tool result into the observation text. */
-export type FormatObservation = (result: unknown, context: { toolName: string; toolInput: unknown }) => string;
+export type FormatObservation = (
+  result: unknown,
+  /** `runId`: the top-level run of the call, when known (a cleaner copies it onto its event). */
+  context: { toolName: string; toolInput: unknown; runId?: string },
+) => string;
 
 /** Options of {@link ToolExecutor}. */
 export interface ToolExecutorOptions {

@@ -5,6 +5,7 @@ import { DynamicTool, StructuredTool, Tool, ToolInputParsingException, type Stru
 import { isSimpleStringZodSchema } from "@langchain/core/utils/types";
 import {
   emitEvent,
+  wantsContent,
   normalizeToolInput,
   runIdsFrom,
   type CircuitState,
@@ -120,6 +121,8 @@ interface AttemptState {
   lastError: Error | undefined;
   readonly toolInput: unknown;
   readonly parentSignal: AbortSignal | undefined;
+  /** The top-level run of the call (copied onto its retry and circuit events). */
+  readonly runId: string | undefined;
 }
 
 /** A signal that never aborts, for calls made without one. */
@@ -220,6 +223,10 @@ export class ToolExecutor {
   private readonly untrusted: UntrustedObservationGuard;
   /** The call an error came from, so the shared retry policy can see its input and attempt count. */
   private readonly callOfError = new WeakMap<Error, AttemptState>();
+  /** The top-level run of each inner config handed down a call (for events raised deep inside it). */
+  private readonly runIdOfConfig = new WeakMap<RunnableConfig, string>();
+  /** Per tool, the run of the latest call started: the run a circuit change is reported under. */
+  private readonly lastRunIdOfTool = new Map<string, string | undefined>();
 
   /**
    * @param options - see {@link ToolExecutorOptions}
@@ -326,7 +333,15 @@ export class ToolExecutor {
       { halfOpenAfter: policy.circuitBreaker.halfOpenAfterMs, breaker: new ConsecutiveBreaker(policy.circuitBreaker.failureThreshold) },
     );
     breaker.onStateChange((state) => {
-      this.emit({ type: "circuit_state", toolName, state: toCircuitState(state) });
+      const circuitState = toCircuitState(state);
+      const runId = this.lastRunIdOfTool.get(toolName);
+      this.emit({
+        type: "circuit_state",
+        toolName,
+        state: circuitState,
+        ...(circuitState === "open" ? { halfOpenAfterMs: policy.circuitBreaker?.halfOpenAfterMs } : {}),
+        ...(runId !== undefined ? { runId } : {}),
+      });
       this.log(state === CockatielCircuitState.Closed ? "info" : "warn", `Circuit of tool "${toolName}" is now ${toCircuitState(state)}.`, { toolName });
     });
     return breaker;
@@ -367,6 +382,7 @@ export class ToolExecutor {
         attempt: event.attempt + 1,
         delayMs: event.delay,
         error: "error" in event ? toError(event.error) : undefined,
+        ...(this.callOfRetry(event) ?? {}),
       });
     });
     return retryPolicy;
@@ -494,6 +510,7 @@ export class ToolExecutor {
           // The original tool gets the caller's config minus its callbacks (one tool run per action),
           // or the wrapper's child callbacks when forwardCallbacks is on.
           const innerConfig: RunnableConfig = { ...config, runId: undefined, callbacks: this.options.forwardCallbacks ? runManager?.getChild() : undefined };
+          if (run.runId !== undefined) this.runIdOfConfig.set(innerConfig, run.runId);
           result = await this.executePrepared(state, prepared.toolInput, prepared, run, innerConfig);
         }
       } catch (unexpected) {
@@ -507,7 +524,8 @@ export class ToolExecutor {
     const safe = this.untrusted.neutralize(result.observation);
     const observation = notes === undefined ? safe : `${safe}\n\n${this.untrusted.neutralize(notes)}`;
     const durationMs = Math.max(0, this.options.now() - startedAt);
-    this.emit({ type: "tool_call", toolName: state.name, outcome: result.outcome, durationMs, error: result.error, runId: run.runId });
+    const content = wantsContent([this.options.metrics, this.options.onEvent]) ? { toolInput, observation } : {};
+    this.emit({ type: "tool_call", toolName: state.name, outcome: result.outcome, durationMs, error: result.error, runId: run.runId, ...content });
     if (result.error !== undefined && result.outcome !== "dry_run") {
       this.log("warn", `Tool "${state.name}" call ended as ${result.outcome}: ${result.error.message}`, {
         toolName: state.name,
@@ -528,7 +546,7 @@ export class ToolExecutor {
     config: RunnableConfig,
   ): Promise<CallResult> {
     const { policy, name: toolName } = state;
-    const context = { toolName, toolInput };
+    const context = { toolName, toolInput, ...(run.runId !== undefined ? { runId: run.runId } : {}) };
 
     let cacheKey: string | undefined;
     if (policy.cache !== undefined && state.store !== undefined) {
@@ -619,7 +637,7 @@ export class ToolExecutor {
 
   /** fallback(retry(breaker(bulkhead(timeout(call))))); the result counts the tool's starts. */
   private async runResilient(state: ToolState, toolInput: unknown, config: RunnableConfig): Promise<CallResult> {
-    const attemptState: AttemptState = { attempts: 0, lastError: undefined, toolInput, parentSignal: config.signal };
+    const attemptState: AttemptState = { attempts: 0, lastError: undefined, toolInput, parentSignal: config.signal, runId: this.runIdOfConfig.get(config) };
     const result = await this.runResilientWith(state, toolInput, config, attemptState);
     return { ...result, toolCalls: attemptState.attempts };
   }
@@ -707,6 +725,7 @@ export class ToolExecutor {
     };
     const guarded = async (signal: AbortSignal): Promise<unknown> => {
       if (state.breaker === undefined) return limited(signal);
+      this.lastRunIdOfTool.set(toolName, attemptState.runId);
       try {
         return await state.breaker.execute(({ signal: inner }) => limited(inner), signal);
       } catch (error) {
@@ -735,7 +754,7 @@ export class ToolExecutor {
     if (policy.fallback === undefined) {
       try {
         const value = await retried(neverAborted);
-        return this.success(state, toolInput, value);
+        return this.success(state, toolInput, value, attemptState.runId);
       } catch (thrown) {
         return this.failure(state, attemptState.lastError ?? toError(thrown), attemptState.attempts);
       }
@@ -751,7 +770,7 @@ export class ToolExecutor {
     } catch (thrown) {
       return this.failure(state, attemptState.lastError ?? toError(thrown), attemptState.attempts);
     }
-    if (value !== FALLBACK_SIGNAL) return this.success(state, toolInput, value);
+    if (value !== FALLBACK_SIGNAL) return this.success(state, toolInput, value, attemptState.runId);
     const cause = attemptState.lastError ?? new ToolExecutionError({ toolName, cause: new Error("unknown failure") });
     return this.runFallback(state, policy.fallback, toolInput, cause, attemptState.attempts, config);
   }
@@ -765,7 +784,8 @@ export class ToolExecutor {
     config: RunnableConfig,
   ): Promise<CallResult> {
     const toolName = state.name;
-    const context = { toolName, toolInput };
+    const runId = this.runIdOfConfig.get(config);
+    const context = { toolName, toolInput, ...(runId !== undefined ? { runId } : {}) };
     try {
       if (typeof fallback === "string") return { observation: ensureReadableObservation(fallback, toolName), outcome: "fallback", error: cause };
       if (typeof fallback === "function") {
@@ -808,12 +828,13 @@ export class ToolExecutor {
     return this.runResilient(withoutFallback, toolInput, config);
   }
 
-  private success(state: ToolState, toolInput: unknown, value: unknown): CallResult {
+  private success(state: ToolState, toolInput: unknown, value: unknown, runId: string | undefined): CallResult {
+    const context = { toolName: state.name, toolInput, ...(runId !== undefined ? { runId } : {}) };
     if (isContentAndArtifact(value)) {
-      return { observation: this.format(value.content, { toolName: state.name, toolInput }), outcome: "success", raw: value.content, artifact: value.artifact };
+      return { observation: this.format(value.content, context), outcome: "success", raw: value.content, artifact: value.artifact };
     }
     if (isDirectToolOutput(value)) return { observation: "", outcome: "success", direct: value, raw: value, artifact: value };
-    return { observation: this.format(value, { toolName: state.name, toolInput }), outcome: "success", raw: value, artifact: value };
+    return { observation: this.format(value, context), outcome: "success", raw: value, artifact: value };
   }
 
   private failure(state: ToolState, error: Error, attempts: number): CallResult {
@@ -879,7 +900,7 @@ export class ToolExecutor {
     };
   }
 
-  private format(value: unknown, context: { toolName: string; toolInput: unknown }): string {
+  private format(value: unknown, context: { toolName: string; toolInput: unknown; runId?: string }): string {
     const formatter = this.options.formatObservation;
     if (formatter === defaultFormatObservation) return defaultFormatObservation(value, context);
     try {
@@ -980,6 +1001,13 @@ export class ToolExecutor {
       `Tool "${toolName}" has ${feature} but the call carries no run id (no LangChain callback handler attached), so per-run limits are not applied. Attach any callback handler (e.g. LoopControlHandler) to the executor.`,
       { toolName },
     );
+  }
+
+  /** The run of the call a retry belongs to, as an event field. */
+  private callOfRetry(event: object): { runId: string } | undefined {
+    const error = (event as { error?: unknown }).error;
+    const runId = error instanceof Error ? this.callOfError.get(error)?.runId : undefined;
+    return runId === undefined ? undefined : { runId };
   }
 
   private emit(event: Parameters<typeof emitEvent>[0]): void {
