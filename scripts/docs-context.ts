@@ -21,6 +21,8 @@ export const input = "What is the capital of France?";
 export const modelText = "Thought: I should look this up.\nAction: search\nAction Input: capital of France";
 /** A raw tool result (JSON, HTML, text…). */
 export const payload: unknown = { results: [{ title: "Paris", snippet: "Paris is the capital of France." }] };
+/** An HTTP response a tool fetched. */
+export const response = new Response("<html><body><h1>Oslo</h1><p>Light rain, 7 °C.</p></body></html>", { headers: { "content-type": "text/html" } });
 /** The app's logger. */
 export const logger: Pick<Console, "info" | "warn" | "error"> = console;
 /** An audit sink that keeps what it is given. */
@@ -31,8 +33,9 @@ export const metrics = createAgentMetrics();
 export const search = new DynamicTool({ name: "search", description: "Searches the web; input: a query.", func: async (query) => `Results for ${query}` });
 export const rawSearchTool = search;
 export const calculator = new DynamicTool({ name: "calculator", description: "Evaluates arithmetic; input: an expression.", func: async (expression) => `${expression} = 42` });
-export const weather = tool(async ({ city }) => `Sunny in ${city}`, { name: "weather", description: "Current weather for a city.", schema: z.object({ city: z.string() }) });
-export const weatherHistory = tool(async ({ city }) => `Usually mild in ${city}`, { name: "weather_history", description: "Typical weather for a city.", schema: z.object({ city: z.string() }) });
+export const weather = new DynamicTool({ name: "weather", description: "Current weather; input: a city.", func: async (city) => `Sunny in ${city}` });
+export const weatherHistory = new DynamicTool({ name: "weather_history", description: "Typical weather; input: a city.", func: async (city) => `Usually mild in ${city}` });
+/** A tool with a zod object schema (and side effects). */
 export const sendEmail = tool(async ({ to, body }) => `Sent to ${to}: ${body}`, {
   name: "send_email",
   description: "Sends an email.",
