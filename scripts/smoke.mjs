@@ -47,13 +47,20 @@ const LINES = {
     "@langchain/openai": compatManifest.dependencies["@langchain/openai"],
   },
 };
+// The floor apps also pin zod at the lowest version both Reins (`^3.25.76 || ^4`) and the line's
+// @langchain/core accept: core 1.4.0 takes zod ^4.6.6, core 0.3.80 ^3.25.32. The latest apps
+// leave zod to npm (the newest both accept).
+const ZOD_FLOOR = { "1.x": "4.6.6", "0.3": "3.25.76" };
 const COMMON = { "prom-client": examplesManifest.dependencies["prom-client"], "@types/node": rootManifest.devDependencies["@types/node"] };
 const lines = option("--lines", "1.x").split(",");
 const versionSets = option("--versions", "floor").split(",");
 for (const line of lines) if (!LINES[line]) { console.error(`smoke: unknown line ${line} (known: ${Object.keys(LINES).join(", ")})`); process.exit(2); }
 for (const set of versionSets) if (!["floor", "latest"].includes(set)) { console.error(`smoke: --versions takes floor and/or latest, got ${set}`); process.exit(2); }
 /** floor: the exact versions; latest: the newest the caret range of each allows (`^1.4.0`, `^0.3.80`…). */
-const versionsFor = (line, set) => Object.fromEntries(Object.entries({ ...LINES[line], ...COMMON }).map(([name, version]) => [name, set === "floor" || name === "@types/node" ? version : `^${version}`]));
+const versionsFor = (line, set) => ({
+  ...Object.fromEntries(Object.entries({ ...LINES[line], ...COMMON }).map(([name, version]) => [name, set === "floor" || name === "@types/node" ? version : `^${version}`])),
+  ...(set === "floor" ? { zod: ZOD_FLOOR[line] } : {}),
+});
 
 // The README quick start: the first `ts run` block after "## Quick start", and its scripted replies.
 const readme = readFileSync(path.join(repoRoot, "README.md"), "utf8");
@@ -118,7 +125,24 @@ const { cleanObservation } = await load("@reins/observation-cleaner");
 const cleaned = cleanObservation({ price: "199.00" });
 if (typeof cleaned.text !== "string" || !cleaned.text.includes("199.00")) throw new Error("cleanObservation returned " + JSON.stringify(cleaned));
 
-console.log("ok " + MODE + ": " + report.join(", "));
+// The app's one zod (v3 on the 0.3 line, v4 on 1.x): a zod-schema tool through the ToolExecutor
+// and the parser, which read the schema of whichever zod made it.
+const { z } = await load("zod");
+const { tool } = await load("@langchain/core/tools");
+const { ToolExecutor } = await load("@reins/tool-executor");
+const add = tool(async ({ a, b }) => String(a + b), { name: "add", description: "Adds a and b.", schema: z.object({ a: z.number(), b: z.number() }) });
+const [wrappedAdd] = new ToolExecutor().wrap([add]);
+const sum = await wrappedAdd.invoke('{"a": 2, "b": 3}');
+if (sum !== "5") throw new Error("wrapped zod tool returned " + JSON.stringify(sum));
+const rejected = await wrappedAdd.invoke('{"a": "two", "b": 3}');
+if (typeof rejected !== "string" || !rejected.includes('Invalid input for tool "add"')) throw new Error("wrapped zod tool accepted a bad input: " + JSON.stringify(rejected));
+const zodParser = new HardenedReActOutputParser({ tools: [add] });
+const zodAction = await zodParser.parse('Action: add\\nAction Input: {"a": 1, "b": 2}');
+if (zodAction.toolInput?.a !== 1) throw new Error("parser with a zod tool returned " + JSON.stringify(zodAction));
+const zodReport = zodParser.parseDetailed('Action: add\\nAction Input: {"a": "x"}');
+if (zodReport.ok) throw new Error("parser accepted an input its zod schema rejects: " + JSON.stringify(zodReport));
+
+console.log("ok " + MODE + ": " + report.join(", ") + "; a zod " + (typeof z.object({})._zod === "object" ? "v4" : "v3") + " tool through ToolExecutor and the parser");
 `;
 
 const CJS_SOURCE = `"use strict";
