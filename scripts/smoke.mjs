@@ -32,12 +32,28 @@ const MAIN_EXPORTS = {
   "@reins/tool-executor": ["ToolExecutor"],
   "@reins/loop-control": ["LoopControlHandler"],
   "@reins/react-agent": ["createReactAgent"],
+  "@reins/agent-middleware": ["createReinsMiddleware"],
 };
+
+/** The `langchain` a 1.x app installs beside @langchain/core (the peer of @reins/agent-middleware). */
+const langchainVersion = "1.5.14";
+
+/**
+ * Whether a package's @langchain/core peer range admits this core version's line: a package for
+ * LangChain 1.x only (@reins/agent-middleware: createAgent does not exist on 0.3) is left out of
+ * the 0.3 app, and that is said in the output.
+ */
+function supportsCore(pkg, coreVersion) {
+  const range = pkg.manifest.peerDependencies?.["@langchain/core"];
+  if (typeof range !== "string") return true;
+  const major = coreVersion.split(".").slice(0, 2).join(".");
+  const line = major.startsWith("0.") ? major : coreVersion.split(".")[0];
+  return range.split("||").some((part) => part.trim().replace(/^[\^~>=]+/, "").startsWith(line + "."));
+}
 
 // One body, two module systems: `load(name)` is `require` in the CJS project and `import()` in
 // the ESM one. It throws on the first failed expectation.
 const CHECK_BODY = `
-const expected = ${JSON.stringify(MAIN_EXPORTS, null, 2)};
 const report = [];
 for (const [name, exportNames] of Object.entries(expected)) {
   const mod = await load(name);
@@ -70,16 +86,27 @@ const { cleanObservation } = await load("@reins/observation-cleaner");
 const cleaned = cleanObservation({ price: "199.00" });
 if (typeof cleaned.text !== "string" || !cleaned.text.includes("199.00")) throw new Error("cleanObservation returned " + JSON.stringify(cleaned));
 
+if (expected["@reins/agent-middleware"] !== undefined) {
+  // The middleware is built with the app's langchain: a LangChain v1 AgentMiddleware.
+  const { createReinsMiddleware } = await load("@reins/agent-middleware");
+  const middleware = createReinsMiddleware();
+  if (middleware.name !== "ReinsMiddleware" || typeof middleware.wrapToolCall !== "function" || typeof middleware.afterModel !== "object") {
+    throw new Error("createReinsMiddleware returned " + JSON.stringify(Object.keys(middleware)));
+  }
+}
+
 console.log("ok " + MODE + ": " + report.join(", "));
 `;
 
-const CJS_SOURCE = `"use strict";
+const CJS_SOURCE = (expected) => `"use strict";
 const MODE = "require (CommonJS)";
+const expected = ${JSON.stringify(expected, null, 2)};
 const load = async (name) => require(name);
 (async () => {${CHECK_BODY}})().catch((error) => { console.error(error); process.exit(1); });
 `;
 
-const ESM_SOURCE = `const MODE = "import (ES module)";
+const ESM_SOURCE = (expected) => `const MODE = "import (ES module)";
+const expected = ${JSON.stringify(expected, null, 2)};
 const load = (name) => import(name);
 ${CHECK_BODY}`;
 
@@ -123,7 +150,13 @@ try {
       "@langchain/core": coreVersion,
       "prom-client": promClientVersion,
     };
-    for (const pkg of packages) {
+    const appPackages = packages.filter((pkg) => supportsCore(pkg, coreVersion));
+    for (const pkg of packages.filter((pkg) => !appPackages.includes(pkg))) {
+      console.log(`[@langchain/core ${coreVersion}] skip ${pkg.name}: its peer @langchain/core is ${pkg.manifest.peerDependencies["@langchain/core"]}`);
+    }
+    if (appPackages.some((pkg) => pkg.manifest.peerDependencies?.langchain !== undefined)) dependencies.langchain = langchainVersion;
+    const expected = Object.fromEntries(Object.entries(MAIN_EXPORTS).filter(([name]) => appPackages.some((pkg) => pkg.name === name)));
+    for (const pkg of appPackages) {
       const tarball = tarballs.find((file) => file.startsWith(pkg.name.replace("@", "").replace("/", "-") + "-"));
       if (!tarball) throw new Error(`no tarball for ${pkg.name} in ${tarballs.join(", ")}`);
       dependencies[pkg.name] = `file:${path.join(tarballDir, tarball)}`;
@@ -140,14 +173,14 @@ try {
     if (install.code !== 0) throw new Error(`npm install of the tarballs failed:\n${install.output}`);
 
     // No package may carry its own copy of @langchain/core (the executor's instanceof checks need one).
-    for (const pkg of packages) {
+    for (const pkg of appPackages) {
       const nested = path.join(appDir, "node_modules", pkg.name, "node_modules", "@langchain", "core");
       if (existsSync(nested)) throw new Error(`${pkg.name} installed its own @langchain/core (peer range excludes ${coreVersion}?)`);
     }
 
     const projects = [
-      { dir: "cjs", type: "commonjs", file: "index.cjs", source: CJS_SOURCE },
-      { dir: "esm", type: "module", file: "index.mjs", source: ESM_SOURCE },
+      { dir: "cjs", type: "commonjs", file: "index.cjs", source: CJS_SOURCE(expected) },
+      { dir: "esm", type: "module", file: "index.mjs", source: ESM_SOURCE(expected) },
     ];
     for (const project of projects) {
       const projectDir = path.join(appDir, project.dir);
