@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { createMiddleware, type AgentMiddleware } from "langchain";
 import { z } from "zod/v4";
@@ -116,6 +117,35 @@ interface RunSlot {
   /** Corrective texts for calls that cannot run, by tool-call id. */
   readonly corrections: Map<string, string>;
   modelStartedAtMs: number | undefined;
+  /** LangGraph's step number at the last `beforeModel`, to measure how many steps a turn takes. */
+  lastModelStep: number | undefined;
+  turnSteps: number | undefined;
+}
+
+/** Graph steps one model turn takes before it is measured (before_model, model, after_model, tools). */
+const DEFAULT_TURN_STEPS = 4;
+
+/**
+ * The decision to stop before LangGraph's recursion limit would end the run with a
+ * `GraphRecursionError` (what LangChain v1 has instead of a graceful stop): the next turn would
+ * not leave room for the graceful end. Reads the node's config (`recursionLimit`,
+ * `metadata.langgraph_step`) from LangChain's async-local config.
+ */
+function recursionStop(slot: RunSlot): LoopStopDecision | undefined {
+  const config = AsyncLocalStorageProviderSingleton.getRunnableConfig() as
+    | { recursionLimit?: unknown; metadata?: { langgraph_step?: unknown } }
+    | undefined;
+  const step = config?.metadata?.langgraph_step;
+  const limit = config?.recursionLimit;
+  if (typeof step !== "number" || typeof limit !== "number") return undefined;
+  if (slot.lastModelStep !== undefined && step > slot.lastModelStep) slot.turnSteps = step - slot.lastModelStep;
+  slot.lastModelStep = step;
+  const turnSteps = slot.turnSteps ?? DEFAULT_TURN_STEPS;
+  if (step + turnSteps + 1 < limit) return undefined;
+  return {
+    reason: "max_steps",
+    message: `LangGraph's recursion limit of ${limit} steps would be reached in the next turn (step ${step}, ${turnSteps} steps per turn); raise recursionLimit above ${turnSteps} × maxSteps for longer runs.`,
+  };
 }
 
 function isPlainOptions(value: unknown): value is Record<string, unknown> {
@@ -276,7 +306,13 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
   const startRun = (): string => {
     const runId = randomUUID();
     const context = runContext.start(runId);
-    const slot: RunSlot = { monitor: loopOptions === undefined ? undefined : new RunLoopMonitor(loopOptions), corrections: new Map(), modelStartedAtMs: undefined };
+    const slot: RunSlot = {
+      monitor: loopOptions === undefined ? undefined : new RunLoopMonitor(loopOptions),
+      corrections: new Map(),
+      modelStartedAtMs: undefined,
+      lastModelStep: undefined,
+      turnSteps: undefined,
+    };
     context.slots.set(RUN_SLOT, slot);
     liveRuns.push(runId);
     while (liveRuns.length > maxActiveRuns) {
@@ -377,7 +413,8 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         if (monitor === undefined) return undefined;
         const verdict = monitor.checkBudgets();
         noteAll(run.context, verdict.notes);
-        if (verdict.stop !== undefined) return stopUpdate(run.context.runId, verdict.stop, state.messages, []);
+        const stop = verdict.stop ?? recursionStop(run.slot);
+        if (stop !== undefined) return stopUpdate(run.context.runId, stop, state.messages, []);
         monitor.modelCalls += 1;
         return undefined;
       },
@@ -461,6 +498,17 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         }
         if (!ToolMessage.isInstance(result)) return result;
         message = neutralizedError(result);
+        // A ToolExecutor built without this run context (or toolExecutor: false) leaves the notes: add them here.
+        const leftover = run === undefined ? [] : run.context.loop.pendingNotes.splice(0);
+        if (leftover.length > 0) {
+          message = new ToolMessage({
+            content: [textOf(message), ...leftover].join("\n\n"),
+            tool_call_id: message.tool_call_id,
+            name: message.name,
+            status: message.status,
+            artifact: message.artifact,
+          });
+        }
       }
       if (runId !== undefined) {
         emit({ type: "step", runId, step: "observation" });

@@ -117,7 +117,7 @@ export class RunLoopMonitor {
     const notes: string[] = [];
     const detections: Array<{ kind: LoopKind; level: "warn" | "stop" }> = [];
     let stop: LoopStopDecision | undefined;
-    const { repeat, cycle, stall, ignoreTools } = this.options;
+    const { stall, ignoreTools } = this.options;
     const note = (text: string): void => {
       if (this.issuedNotes.has(text)) return;
       this.issuedNotes.add(text);
@@ -125,10 +125,20 @@ export class RunLoopMonitor {
     };
 
     const watched = calls.filter((call) => !ignoreTools.includes(call.name));
+    for (const call of watched) {
+      const key = actionKey(call.name, call.args);
+      const verdict = this.detectAction(call.name, key);
+      this.actions.push({ key, ...(call.id !== undefined ? { toolCallId: call.id } : {}) });
+      if (verdict === undefined) continue;
+      detections.push({ kind: verdict.kind, level: verdict.level });
+      if (verdict.level === "stop") stop ??= { reason: verdict.kind, message: verdict.message };
+      else if (verdict.note !== undefined) note(verdict.note);
+    }
+    // Stalls are checked last, as LoopControlHandler does: a repeat or cycle is the more specific finding.
     if (stall !== false && text.trim().length > 0 && watched.length > 0) {
       const hash = simHash(text);
-      const count = countStalledThoughts(this.thoughts, hash, stall);
       this.pendingThought = { hash, toolCallIds: watched.map((call) => call.id ?? "") };
+      const count = detections.length > 0 ? 0 : countStalledThoughts(this.thoughts, hash, stall);
       if (count >= stall.stopAt) {
         detections.push({ kind: "stall", level: "stop" });
         stop ??= { reason: "stall", message: `The last ${count} thoughts were near-duplicates (stall stop at ${stall.stopAt}).` };
@@ -138,41 +148,50 @@ export class RunLoopMonitor {
       }
     }
 
-    for (const call of watched) {
-      const key = actionKey(call.name, call.args);
-      if (repeat !== false) {
-        const { count, previous } = countRepeats(this.actions as ActionRecord[], key, repeat);
-        const earlier = previous as MutableActionRecord | undefined;
-        if (count >= repeat.stopAt) {
-          detections.push({ kind: "repeat", level: "stop" });
-          stop ??= { reason: "repeat", message: `Tool ${call.name} was called ${count} times with the same input (repeat stop at ${repeat.stopAt}).` };
-        } else if (count >= repeat.warnAt) {
-          detections.push({ kind: "repeat", level: "warn" });
-          note(
-            repeatNote({
-              toolName: call.name,
-              count,
-              ...(earlier?.observationPreview !== undefined ? { previousObservation: earlier.observationPreview } : {}),
-            }),
-          );
-        }
-      }
-      this.actions.push({ key, ...(call.id !== undefined ? { toolCallId: call.id } : {}) });
-      if (cycle !== false) {
-        const match = detectCycle(this.actions as ActionRecord[], cycle);
-        if (match !== undefined) {
-          const cycleTools = match.keys.map(toolNameOf);
-          if (match.repetitions >= cycle.stopRepetitions) {
-            detections.push({ kind: "cycle", level: "stop" });
-            stop ??= { reason: "cycle", message: `The calls ${cycleTools.join(" → ")} repeated ${match.repetitions} times (cycle stop at ${cycle.stopRepetitions}).` };
-          } else {
-            detections.push({ kind: "cycle", level: "warn" });
-            note(cycleNote({ toolName: call.name, count: Math.floor(match.repetitions), cycleTools }));
-          }
-        }
-      }
-    }
     return { notes, detections, ...(stop !== undefined ? { stop } : {}) };
+  }
+
+  /**
+   * The most specific finding for one new call, with `LoopControlHandler`'s precedence: a stop
+   * before a warning; a repeat inside a cycle of at least two full periods is reported as the
+   * cycle.
+   */
+  private detectAction(toolName: string, key: string): { kind: LoopKind; level: "warn" | "stop"; message: string; note?: string } | undefined {
+    const { repeat, cycle } = this.options;
+    const sameObservation = repeat !== false && (repeat.requireSameObservation || repeat.pollingTools.includes(toolName));
+    const match = cycle === false ? undefined : detectCycle([...(this.actions as ActionRecord[]), { key }], cycle, sameObservation);
+    const asCycle = (found: NonNullable<typeof match>, level: "warn" | "stop") => {
+      const cycleTools = found.keys.map(toolNameOf);
+      return {
+        kind: "cycle" as const,
+        level,
+        message: `The calls ${cycleTools.join(" → ")} repeated ${found.repetitions} times (cycle ${level} at ${level === "stop" && cycle !== false ? cycle.stopRepetitions : cycle !== false ? cycle.warnRepetitions : 0}).`,
+        ...(level === "warn" ? { note: cycleNote({ toolName, count: Math.floor(found.repetitions), cycleTools }) } : {}),
+      };
+    };
+    const cycleStops = cycle !== false && match !== undefined && match.repetitions >= cycle.stopRepetitions;
+    const multiStep = match !== undefined && match.period > 1 ? match : undefined;
+    if (repeat !== false) {
+      const { count, previous } = countRepeats(this.actions as ActionRecord[], key, repeat);
+      if (count >= repeat.stopAt) {
+        if (multiStep !== undefined) return asCycle(multiStep, "stop");
+        return { kind: "repeat", level: "stop", message: `Tool ${toolName} was called ${count} times with the same input (repeat stop at ${repeat.stopAt}).` };
+      }
+      if (cycleStops && match !== undefined) return asCycle(match, "stop");
+      if (count >= repeat.warnAt) {
+        if (multiStep !== undefined) return asCycle(multiStep, "warn");
+        const preview = (previous as MutableActionRecord | undefined)?.observationPreview;
+        return {
+          kind: "repeat",
+          level: "warn",
+          message: `Tool ${toolName} was called ${count} times with the same input.`,
+          note: repeatNote({ toolName, count, ...(preview !== undefined ? { previousObservation: preview } : {}) }),
+        };
+      }
+    } else if (cycleStops && match !== undefined) {
+      return asCycle(match, "stop");
+    }
+    return match === undefined ? undefined : asCycle(match, "warn");
   }
 
   /** Records what a tool call returned, for the `requireSameObservation` and stall rules and for repeat notes. */
