@@ -12,7 +12,7 @@ import { Registry } from "prom-client";
 import { createReinsMiddleware, type ReinsMiddlewareLoopControlOptions } from "@reins/agent-middleware";
 import { createAgentMetrics, type AgentMetrics } from "@reins/metrics";
 import { DEMO_TOOL_POLICIES } from "./demo-scenarios";
-import type { LiveModelOptions } from "./demo-runner";
+import { runDemo, type DemoOptions, type DemoReport, type LiveModelOptions } from "./demo-runner";
 import {
   createCalculatorTool,
   createClockTool,
@@ -383,4 +383,41 @@ export function createAgentSummaryLine(result: CreateAgentScenarioResult, live =
   const detail = `${count} ToolMessage${count === 1 ? "" : "s"}, ${outcome.modelCalls} model calls, ${(result.durationMs / 1000).toFixed(2)} s`;
   const failures = result.failures.length > 0 ? ` — FAILED: ${result.failures.join("; ")}` : "";
   return `${mark} ${result.id.padEnd(24)} ${how} (${detail})${failures}`;
+}
+
+/** What {@link runBothAgentStyles} returns. */
+export interface BothAgentStylesReport {
+  readonly classic: DemoReport;
+  readonly createAgent: CreateAgentDemoReport;
+  readonly passed: boolean;
+  readonly metrics: AgentMetrics;
+  /** The Prometheus exposition after both styles ran (one registry). */
+  readonly exposition: string;
+}
+
+/**
+ * `npm run demo -- --agent create-agent`: the classic scenarios through `AgentExecutor` +
+ * `createReactAgent`, then the same fault kinds through `createAgent` + `createReinsMiddleware`,
+ * into one metrics registry, then a summary of both agent styles.
+ */
+export async function runBothAgentStyles(options: DemoOptions = {}): Promise<BothAgentStylesReport> {
+  const write = options.write ?? ((text: string) => void process.stdout.write(text));
+  const registry = options.registry ?? new Registry();
+  const classic = await runDemo({ ...options, write, registry });
+  write(`\n━━ The same fault kinds through LangChain v1 createAgent + createReinsMiddleware\n`);
+  const createAgentReport = await runCreateAgentDemo({
+    write,
+    registry,
+    ...(options.live !== undefined ? { live: options.live } : {}),
+    // The classic --stream flag picks AgentExecutor's loop; createAgent streams by default (tool_calls deltas).
+  });
+  write(`\n━━ Summary (createAgent)\n`);
+  for (const result of createAgentReport.results) write(`${createAgentSummaryLine(result, options.live !== undefined)}\n`);
+  const count = (results: ReadonlyArray<{ failures: readonly string[] }>) => `${results.filter((result) => result.failures.length === 0).length}/${results.length}`;
+  write(`\n━━ Summary (both agent styles)\n`);
+  write(`AgentExecutor + createReactAgent (ReAct text):           ${count(classic.results)} scenarios reached their expected outcome.\n`);
+  write(`createAgent + createReinsMiddleware (native tool calls): ${count(createAgentReport.results)} scenarios reached their expected outcome.\n`);
+  const exposition = await registry.metrics();
+  write(`\n━━ Prometheus metrics (both agent styles)\n${exposition}`);
+  return { classic, createAgent: createAgentReport, passed: classic.passed && createAgentReport.passed, metrics: createAgentReport.metrics, exposition };
 }

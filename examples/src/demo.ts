@@ -2,7 +2,9 @@
  * `npm run demo` — runs every scripted scenario through the stock AgentExecutor with Reins'
  * createReactAgent and the real ChatOpenAI client (against the replay server, or live with
  * OPENAI_API_KEY [+ OPENAI_BASE_URL, OPENAI_MODEL]). `npm run demo -- --serve [--port N]` keeps
- * /metrics on 127.0.0.1 afterwards until Ctrl-C; `--stream` runs the executor's stream() loop.
+ * /metrics on 127.0.0.1 afterwards until Ctrl-C; `--stream` runs the executor's stream() loop;
+ * `--agent create-agent` also runs the same fault kinds through LangChain v1 `createAgent` with
+ * `createReinsMiddleware` and prints a summary of both agent styles.
  */
 import { runDemo, serveMetrics } from "./demo-runner";
 
@@ -14,8 +16,16 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`--port must be an integer between 0 and 65535, got ${argv[portIndex + 1]}\n`);
     return 2;
   }
+  const agentIndex = argv.indexOf("--agent");
+  const agentStyle = agentIndex === -1 ? "classic" : argv[agentIndex + 1];
+  if (agentStyle !== "classic" && agentStyle !== "create-agent") {
+    process.stderr.write(`--agent must be classic or create-agent, got ${String(agentStyle)}\n`);
+    return 2;
+  }
   const apiKey = process.env.OPENAI_API_KEY;
-  const report = await runDemo({
+  // Loaded only when asked for: the createAgent mode needs langchain 1.x.
+  const run = agentStyle === "create-agent" ? (await import("./create-agent-demo")).runBothAgentStyles : runDemo;
+  const report = await run({
     executorPath: argv.includes("--stream") ? "stream" : "invoke",
     ...(apiKey !== undefined && apiKey !== ""
       ? { live: { apiKey, baseURL: process.env.OPENAI_BASE_URL || undefined, model: process.env.OPENAI_MODEL || undefined } }

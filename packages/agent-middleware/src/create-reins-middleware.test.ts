@@ -240,6 +240,27 @@ describe("createReinsMiddleware", () => {
       expect(text(lastAi(result.messages))).toContain("Results for q1");
     });
 
+    it("records one run_end per run, also when a budget stop skips afterAgent", async () => {
+      const events: ReinsEvent[] = [];
+      const model = fakeModel();
+      for (let index = 0; index < 5; index += 1) model.respondWithTools([{ name: "search", args: { query: `q${index}` }, id: `call_${index}` }]);
+      const agent = createAgent({ model, tools: ALL_TOOLS, middleware: [createReinsMiddleware({ loopControl: { maxSteps: 2 }, onEvent: (event) => events.push(event) })] });
+      await agent.invoke(input("?"));
+      const ends = events.filter((event) => event.type === "run_end");
+      expect(ends).toEqual([expect.objectContaining({ status: "stopped", stopReason: "max_steps" })]);
+      expect(events.filter((event) => event.type === "run_start")).toHaveLength(1);
+    });
+
+    it("stops gracefully before LangGraph's recursion limit instead of throwing GraphRecursionError", async () => {
+      const model = fakeModel();
+      for (let index = 0; index < 20; index += 1) model.respondWithTools([{ name: "search", args: { query: `q${index}` }, id: `call_${index}` }]);
+      const agent = createAgent({ model, tools: ALL_TOOLS, middleware: [createReinsMiddleware({ loopControl: { maxSteps: 100, repeat: false, cycle: false, stall: false } })] });
+      const result = await agent.invoke(input("?"), { recursionLimit: 25 });
+      expect(result.stopReason).toBe("max_steps");
+      expect(text(lastAi(result.messages))).toContain("Results for q0");
+      expect(toolMessages(result.messages).length).toBeGreaterThanOrEqual(4);
+    });
+
     it("frees the run's state when the run ends", async () => {
       const { RunContextStore } = await import("@reins/core");
       const runContext = new RunContextStore();

@@ -341,6 +341,9 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
     const notRun = pending
       .filter((call) => call.id !== undefined)
       .map((call) => new ToolMessage({ content: MIDDLEWARE_MESSAGES.notRunStopped(call.name), tool_call_id: call.id as string, name: call.name, status: "error" }));
+    // Ended here: a jump to "end" from beforeModel skips afterAgent (langchain 1.5), and nothing
+    // after a stop needs the run's state. afterAgent, when it does run, finds no run to end.
+    endRun(runId, decision.reason);
     return {
       jumpTo: "end" as const,
       stopReason: decision.reason,
