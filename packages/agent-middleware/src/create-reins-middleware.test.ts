@@ -261,6 +261,21 @@ describe("createReinsMiddleware", () => {
       expect(toolMessages(result.messages).length).toBeGreaterThanOrEqual(4);
     });
 
+    it("keeps concurrent runs of one middleware apart", async () => {
+      const middleware = createReinsMiddleware();
+      const steady = fakeModel()
+        .respondWithTools([{ name: "search", args: { query: "same" }, id: "b_1" }])
+        .respondWithTools([{ name: "search", args: { query: "other" }, id: "b_2" }])
+        .respond(new AIMessage("Paris."));
+      const [looping, answering] = await Promise.all([
+        createAgent({ model: repeatingModel(), tools: ALL_TOOLS, middleware: [middleware] }).invoke(input("loop")),
+        createAgent({ model: steady, tools: ALL_TOOLS, middleware: [middleware] }).invoke(input("answer")),
+      ]);
+      expect(looping.stopReason).toBe("repeat");
+      expect(answering.stopReason).toBe("final_answer");
+      expect(toolMessages(answering.messages).map(text).join("\n")).not.toContain("[Loop notice]");
+    });
+
     it("frees the run's state when the run ends", async () => {
       const { RunContextStore } = await import("@reins/core");
       const runContext = new RunContextStore();
