@@ -109,6 +109,8 @@ export const reinsStateSchema = z.object({
 export type ReinsMiddleware = AgentMiddleware<typeof reinsStateSchema>;
 
 const MIDDLEWARE_NAME = "ReinsMiddleware";
+/** Tool names createAgent gives its structured-output tools (`responseFormat`). */
+const STRUCTURED_OUTPUT_PREFIX = "extract-";
 const RUN_SLOT = "@reins/agent-middleware";
 
 /** Per-run state of the middleware, in the run's `RunContext` slots. */
@@ -367,6 +369,10 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
     const toolCalls = written.map((call, index) => {
       const id = call.id ?? `reins_call_${index}_${randomUUID().slice(0, 8)}`;
       if (call.id === undefined) changed = true;
+      // createAgent's structured-output tools (responseFormat), answered by the agent itself.
+      if (call.name.startsWith(STRUCTURED_OUTPUT_PREFIX) && typeof call.args === "object" && call.args !== null) {
+        return { name: call.name, args: call.args as Record<string, unknown>, id, type: "tool_call" as const };
+      }
       const result = repairToolCall(call, tools, repairOptions);
       if (!result.ok) {
         slot?.corrections.set(id, result.correction);
@@ -451,7 +457,7 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         slot.monitor?.addUsage(inputTokens, outputTokens, model);
 
         const text = textOf(last);
-        const calls: MonitoredCall[] = (last.tool_calls ?? []).map((call) => ({ name: call.name, args: call.args, ...(call.id !== undefined ? { id: call.id } : {}) }));
+        const calls: MonitoredCall[] = (last.tool_calls ?? []).filter((call) => !call.name.startsWith(STRUCTURED_OUTPUT_PREFIX)).map((call) => ({ name: call.name, args: call.args, ...(call.id !== undefined ? { id: call.id } : {}) }));
         if (text.trim().length > 0) emit({ type: "step", runId, step: "thought" });
         if (calls.length === 0) {
           emit({ type: "step", runId, step: "finish" });
