@@ -93,12 +93,28 @@ const MAIN_EXPORTS = {
   "@reins/loop-control": ["LoopControlHandler"],
   "@reins/react-agent": ["createReactAgent"],
   "@reins/otel": ["createOtelRecorder"],
+  "@reins/agent-middleware": ["createReinsMiddleware"],
 };
+
+/** The `langchain` a 1.x app installs beside @langchain/core (the peer of @reins/agent-middleware). */
+const langchainVersion = "1.5.14";
+
+/**
+ * Whether a package's @langchain/core peer range admits this core version's line: a package for
+ * LangChain 1.x only (@reins/agent-middleware: createAgent does not exist on 0.3) is left out of
+ * the 0.3 app, and that is said in the output.
+ */
+function supportsCore(pkg, coreVersion) {
+  const range = pkg.manifest.peerDependencies?.["@langchain/core"];
+  if (typeof range !== "string") return true;
+  const major = coreVersion.split(".").slice(0, 2).join(".");
+  const line = major.startsWith("0.") ? major : coreVersion.split(".")[0];
+  return range.split("||").some((part) => part.trim().replace(/^[\^~>=]+/, "").startsWith(line + "."));
+}
 
 // One body, two module systems: `load(name)` is `require` in the CJS project and `import()` in
 // the ESM one. It throws on the first failed expectation.
 const CHECK_BODY = `
-const expected = ${JSON.stringify(MAIN_EXPORTS, null, 2)};
 const report = [];
 for (const [name, exportNames] of Object.entries(expected)) {
   const mod = await load(name);
@@ -155,16 +171,27 @@ if (zodAction.toolInput?.a !== 1) throw new Error("parser with a zod tool return
 const zodReport = zodParser.parseDetailed('Action: add\\nAction Input: {"a": "x"}');
 if (zodReport.ok) throw new Error("parser accepted an input its zod schema rejects: " + JSON.stringify(zodReport));
 
+if (expected["@reins/agent-middleware"] !== undefined) {
+  // The middleware is built with the app's langchain: a LangChain v1 AgentMiddleware.
+  const { createReinsMiddleware } = await load("@reins/agent-middleware");
+  const middleware = createReinsMiddleware();
+  if (middleware.name !== "ReinsMiddleware" || typeof middleware.wrapToolCall !== "function" || typeof middleware.afterModel !== "object") {
+    throw new Error("createReinsMiddleware returned " + JSON.stringify(Object.keys(middleware)));
+  }
+}
+
 console.log("ok " + MODE + ": " + report.join(", ") + "; a zod " + (typeof z.object({})._zod === "object" ? "v4" : "v3") + " tool through ToolExecutor and the parser");
 `;
 
-const CJS_SOURCE = `"use strict";
+const CJS_SOURCE = (expected) => `"use strict";
 const MODE = "require (CommonJS)";
+const expected = ${JSON.stringify(expected, null, 2)};
 const load = async (name) => require(name);
 (async () => {${CHECK_BODY}})().catch((error) => { console.error(error); process.exit(1); });
 `;
 
-const ESM_SOURCE = `const MODE = "import (ES module)";
+const ESM_SOURCE = (expected) => `const MODE = "import (ES module)";
+const expected = ${JSON.stringify(expected, null, 2)};
 const load = (name) => import(name);
 ${CHECK_BODY}`;
 
@@ -227,7 +254,18 @@ try {
     const appDir = path.join(workDir, `app-${line}-${versionSet}`);
     await mkdir(appDir);
     const dependencies = versionsFor(line, versionSet);
-    for (const pkg of packed) dependencies[pkg.name] = `file:${pkg.tarball}`;
+    // A package for LangChain 1.x only (@reins/agent-middleware) is left out of the 0.3 app, and
+    // that is said; an app with it also installs the `langchain` 1.x it is built on.
+    const coreVersion = dependencies["@langchain/core"].replace(/^\^/, "");
+    const appPackages = packed.filter((pkg) => supportsCore(pkg, coreVersion));
+    for (const pkg of packed.filter((pkg) => !appPackages.includes(pkg))) {
+      console.log(`[${label}] skip ${pkg.name}: its peer @langchain/core is ${pkg.manifest.peerDependencies["@langchain/core"]}`);
+    }
+    if (appPackages.some((pkg) => pkg.manifest.peerDependencies?.langchain !== undefined) && dependencies.langchain === undefined) {
+      dependencies.langchain = versionSet === "floor" ? langchainVersion : `^${langchainVersion}`;
+    }
+    const expected = Object.fromEntries(Object.entries(MAIN_EXPORTS).filter(([name]) => appPackages.some((pkg) => pkg.name === name)));
+    for (const pkg of appPackages) dependencies[pkg.name] = `file:${pkg.tarball}`;
     await writeFile(
       path.join(appDir, "package.json"),
       JSON.stringify({ name: "reins-smoke-app", private: true, dependencies }, null, 2),
@@ -251,8 +289,8 @@ try {
     console.log(`[${label}] installed ${Object.entries(installed).filter(([, copies]) => copies.length > 0).map(([name, copies]) => `${name} ${copies.join("+")}`).join(", ")}`);
 
     const projects = [
-      { dir: "cjs", type: "commonjs", file: "index.cjs", source: CJS_SOURCE },
-      { dir: "esm", type: "module", file: "index.mjs", source: ESM_SOURCE },
+      { dir: "cjs", type: "commonjs", file: "index.cjs", source: CJS_SOURCE(expected) },
+      { dir: "esm", type: "module", file: "index.mjs", source: ESM_SOURCE(expected) },
     ];
     for (const project of projects) {
       const projectDir = path.join(appDir, project.dir);

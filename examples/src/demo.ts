@@ -7,6 +7,8 @@
  * background load of the scenarios (replay server only), and prints a Prometheus scrape config,
  * until Ctrl-C. `--stream` runs the executor's stream() loop. `--audit FILE` writes loop control's
  * audit trail (JSONL) for `reins-trace FILE [--html]`.
+ * `--agent create-agent` also runs the same fault kinds through LangChain v1 `createAgent` with
+ * `createReinsMiddleware` and prints a summary of both agent styles.
  */
 import { createWriteStream } from "node:fs";
 import { runDemo, serveMetrics } from "./demo-runner";
@@ -27,8 +29,16 @@ async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   const audit = auditPath === undefined ? undefined : createWriteStream(auditPath);
+  const agentIndex = argv.indexOf("--agent");
+  const agentStyle = agentIndex === -1 ? "classic" : argv[agentIndex + 1];
+  if (agentStyle !== "classic" && agentStyle !== "create-agent") {
+    process.stderr.write(`--agent must be classic or create-agent, got ${String(agentStyle)}\n`);
+    return 2;
+  }
   const apiKey = process.env.OPENAI_API_KEY;
-  const report = await runDemo({
+  // Loaded only when asked for: the createAgent mode needs langchain 1.x.
+  const run = agentStyle === "create-agent" ? (await import("./create-agent-demo")).runBothAgentStyles : runDemo;
+  const report = await run({
     executorPath: argv.includes("--stream") ? "stream" : "invoke",
     printExposition: argv.includes("--metrics"),
     ...(audit !== undefined ? { audit } : {}),
