@@ -172,17 +172,22 @@ export const CREATE_AGENT_SCENARIOS: readonly CreateAgentScenario[] = Object.fre
   },
   {
     id: "side-effect",
-    fault: "a side-effect tool: dry run without confirmation, sent with confirm: true",
+    fault: "a side-effect tool: dry run first, sent with that dry run's confirmation token",
     question: "Email ops@example.com that the deploy is done.",
     turns: [
       tools(call("send_email", { to: "ops@example.com", subject: "Deploy done", body: "The deploy finished." })),
-      tools(call("send_email", { to: "ops@example.com", subject: "Deploy done", body: "The deploy finished.", confirm: true })),
+      (messages) => {
+        const dryRun = [...messages].reverse().find((message) => message.role === "tool");
+        const text = typeof dryRun?.content === "string" ? dryRun.content : JSON.stringify(dryRun?.content ?? "");
+        const token = /"confirm": "(ok-[0-9a-f]+)"/.exec(text)?.[1] ?? "missing";
+        return { toolCalls: [call("send_email", { to: "ops@example.com", subject: "Deploy done", body: "The deploy finished.", confirm: token })] };
+      },
       say("Sent the email to ops@example.com."),
     ],
     check: (outcome, environment) =>
       expectThat(outcome)
         .stopReason("final_answer")
-        .observation(0, /dry run|confirm/i, "the dry run")
+        .observation(0, /DRY RUN.*"confirm": "ok-[0-9a-f]+"/, "the dry run with its confirmation token")
         .observation(1, /Email sent/, "the sent email")
         .that(environment.outbox.length === 1, `${environment.outbox.length} emails sent, expected 1`).failures,
   },
