@@ -124,9 +124,9 @@ describe("cleanObservation", () => {
       url: "https://example.com/page?utm_source=x&id=7&gclid=abc",
     };
 
-    it("drops transport and metadata noise by default and says so", () => {
+    it("drops transport and metadata noise by default and says so, keeping the human-facing links", () => {
       const result = cleanObservation(payload);
-      expect(result.text).toBe("id: 1\nname: reins\nurl: https://example.com/page?id=7");
+      expect(result.text).toBe("id: 1\nhtml_url: https://github.com/o/r\nname: reins\nurl: https://example.com/page?id=7");
       expect(result.notes.join(" ")).toMatch(/dropped transport\/metadata fields/);
     });
 

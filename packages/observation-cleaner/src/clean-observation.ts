@@ -6,13 +6,16 @@
  */
 import { fingerprintObservation } from "@reins/core";
 import { jsonrepair } from "jsonrepair";
-import { condenseTree, PathMatcher, keyPriority } from "./condense";
+import { condenseTree } from "./condense";
+import { keyPriority } from "./noise";
+import { PathMatcher } from "./path-matcher";
 import { Notes, decodeBytes, decodeText, normalizeControlCharacters } from "./decode";
-import { htmlToText, looksLikeHtml } from "./html";
+import { MAX_HTML_DEPTH, htmlToText, looksLikeHtml } from "./html";
 import { parseJsonText } from "./json-text";
 import {
   EMPTY_TEXT,
   KEY_FIELDS_HEADER,
+  flattenedMarkupNote,
   NO_DATA_TEXT,
   NO_READABLE_TEXT,
   emptyContainerText,
@@ -192,8 +195,9 @@ class Cleaner {
     }
     if (first === "<" || text.includes("</")) {
       if (looksLikeHtml(trimmed, first === "<" ? 1 : 3) && !trimmed.startsWith("<?xml")) {
-        const { text: pageText, mainRegionOnly } = htmlToText(trimmed);
-        this.notes.add(mainRegionOnly ? "converted HTML to text (main region of the page)" : "converted HTML to text");
+        const { text: pageText, mainRegionOnly, errorPage, flattened } = htmlToText(trimmed);
+        this.notes.add(mainRegionOnly ? "converted HTML to text (main region of the page)" : errorPage ? "converted HTML to text (an error or challenge page, read whole)" : "converted HTML to text");
+        if (flattened > 0) this.notes.add(flattenedMarkupNote(flattened, MAX_HTML_DEPTH));
         if (pageText.trim().length === 0) return { kind: "empty", text: NO_READABLE_TEXT };
         return { kind: "text", text: decodeText(pageText, this.notes), tailShare: 0.08 };
       }

@@ -173,9 +173,11 @@ export function parseJsonText(
       value = null;
     } else if (code === 0x7b || code === 0x5b) {
       if (stack.length >= maxDepth) {
+        const start = position;
         if (!skipBalanced()) return undefined;
-        notes.add(`nesting deeper than ${maxDepth} levels omitted`);
-        value = markerNode(tooDeepMarker(maxDepth));
+        notes.add(`nesting deeper than ${maxDepth} levels written flat`);
+        notes.cut = true;
+        value = markerNode(tooDeepMarker(maxDepth, flatPreview(text, start, position)));
       } else if (code === 0x7b) {
         position += 1;
         skipWhitespace();
@@ -258,4 +260,19 @@ export function parseJsonText(
       return undefined;
     }
   }
+}
+
+/** Longest flat preview of a too-deep value. */
+const FLAT_PREVIEW_CHARS = 600;
+
+/**
+ * The JSON text between `start` and `end` without its brackets and braces, whitespace collapsed,
+ * cut to {@link FLAT_PREVIEW_CHARS} with the rest counted: the values of a too-deep part stay readable.
+ */
+export function flatPreview(text: string, start: number, end: number): string {
+  const window = text.slice(start, Math.min(end, start + FLAT_PREVIEW_CHARS * 8));
+  const flat = window.replace(/[{}[\]]+/g, " ").replace(/\s*,\s*(?:,\s*)*/g, ", ").replace(/\s+/g, " ").replace(/^[\s,]+|[\s,]+$/g, "");
+  const omitted = end - start - window.length;
+  if (flat.length <= FLAT_PREVIEW_CHARS && omitted <= 0) return flat;
+  return `${flat.slice(0, FLAT_PREVIEW_CHARS)} … (${Math.max(0, flat.length - FLAT_PREVIEW_CHARS) + Math.max(0, omitted)} more characters)`;
 }

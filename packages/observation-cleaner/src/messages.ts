@@ -42,9 +42,17 @@ export function sameAsMarker(path: string): string {
   return `(same as ${path})`;
 }
 
-/** Stand-in for nesting deeper than the cleaner reads. */
-export function tooDeepMarker(depth: number): string {
-  return `[nested deeper than ${depth} levels, omitted]`;
+/**
+ * Stand-in for nesting deeper than the cleaner reads, with the values found down there written
+ * flat (`preview`), so what was deep is still in the observation.
+ */
+export function tooDeepMarker(depth: number, preview = ""): string {
+  return preview.length > 0 ? `[nested deeper than ${depth} levels, flattened: ${preview}]` : `[nested deeper than ${depth} levels, omitted]`;
+}
+
+/** Note for elements of an HTML or XML document whose tags were removed past a nesting depth (their text kept). */
+export function flattenedMarkupNote(count: number, depth: number): string {
+  return `flattened ${count} element(s) nested deeper than ${depth} levels (their text kept)`;
 }
 
 /** Stand-in for a reference back to an enclosing object. */

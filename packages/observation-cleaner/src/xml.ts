@@ -6,7 +6,8 @@
  */
 import { parseDocument } from "htmlparser2";
 import type { Notes } from "./decode";
-import { tooDeepMarker } from "./messages";
+import { flattenDeepMarkup } from "./markup-depth";
+import { flattenedMarkupNote, tooDeepMarker } from "./messages";
 import { markerNode, stringNode, type ArrayNode, type ObjectNode, type TreeNode } from "./tree";
 
 interface XmlNode {
@@ -33,7 +34,10 @@ export function looksLikeXml(text: string): boolean {
 }
 
 /**
- * Parses XML text into a tree; `undefined` when the text holds no element.
+ * Parses XML text into a tree; `undefined` when the text is not one whole XML document: no
+ * element, several root elements, or text outside the root (`<result>ok</result>\nStatus:
+ * FAILED` is text that starts with a tag, and is read as text). Elements nested deeper than
+ * `maxDepth` are written flat (their text kept, see `flattenDeepMarkup`).
  */
 export function xmlToTree(
   xml: string,
@@ -41,10 +45,16 @@ export function xmlToTree(
   maxDepth: number,
   stringLeaf: (value: string, depth: number) => TreeNode,
 ): TreeNode | undefined {
-  const document = parseDocument(xml, { xmlMode: true, decodeEntities: true }) as unknown as XmlNode;
+  const flat = flattenDeepMarkup(xml, Math.max(1, maxDepth - 2), false);
+  const document = parseDocument(flat.text, { xmlMode: true, decodeEntities: true }) as unknown as XmlNode;
+  const top = document.children ?? [];
+  const rootCount = top.filter((child) => child.type === "tag").length;
+  if (rootCount !== 1 || top.some((child) => child.type === "text" && (child.data ?? "").trim().length > 0)) return undefined;
+  if (flat.flattened > 0) notes.add(flattenedMarkupNote(flat.flattened, Math.max(1, maxDepth - 2)));
   const convert = (element: XmlNode, depth: number): TreeNode => {
     if (depth >= maxDepth) {
-      notes.add(`nesting deeper than ${maxDepth} levels omitted`);
+      notes.add(`nesting deeper than ${maxDepth} levels written flat`);
+      notes.cut = true;
       return markerNode(tooDeepMarker(maxDepth));
     }
     const entries: Array<[string, TreeNode]> = [];
