@@ -27,8 +27,9 @@ import {
   type CleanObservationOptions,
   type ObservationContext,
 } from "./options";
-import { RENDER_LEVELS, renderJson, renderText, shortenString } from "./render";
+import { RENDER_LEVELS, renderJson, renderText, shortenString, type RenderLimits } from "./render";
 import { countTokensCl100k } from "./tokens";
+import { truncateDocument } from "./truncate-document";
 import { truncateText } from "./truncate-text";
 import { isScalar, scalarText, stringNode, treeFromValue, type ScalarNode, type TreeNode } from "./tree";
 import { looksLikeXml, xmlToTree } from "./xml";
@@ -287,7 +288,7 @@ class Cleaner {
 
   private fitText(text: string, tailShare: number): { text: string; truncated: boolean } {
     const neutralized = this.neutralize(text);
-    const cut = truncateText(neutralized, this.options.maxChars, tailShare);
+    const cut = truncateDocument(neutralized, this.options.maxChars, tailShare);
     if (cut.truncated) this.notes.add(`cut text to ${this.options.maxChars} characters (head, outline, tail)`);
     return cut;
   }
@@ -313,14 +314,30 @@ class Cleaner {
   private fitTree(tree: TreeNode): { text: string; truncated: boolean } {
     const render = this.options.style === "json" ? renderJson : renderText;
     const { maxChars, maxTokens } = this.options;
-    for (const limits of RENDER_LEVELS) {
+    const fits = (limits: RenderLimits): { text: string; truncated: boolean } | undefined => {
       const output = render(tree, limits, maxChars + 1);
-      if (output.overflow) continue;
+      if (output.overflow) return undefined;
       const text = this.neutralize(output.text);
-      if (text.length > maxChars) continue;
-      if (maxTokens !== undefined && this.tokens(text) > maxTokens) continue;
-      if (output.cut) this.notes.add("shortened long lists, texts or nesting to fit the budget");
+      if (text.length > maxChars) return undefined;
+      if (maxTokens !== undefined && this.tokens(text) > maxTokens) return undefined;
       return { text, truncated: output.cut };
+    };
+    for (const limits of RENDER_LEVELS) {
+      let fitted = fits(limits);
+      if (fitted === undefined) continue;
+      // A document cut to the level's string length may use what the level left of the budget.
+      const slack = maxChars - fitted.text.length;
+      if (fitted.truncated && slack > 300 && limits.stringMax < maxChars) {
+        for (const share of [0.9, 0.6]) {
+          const wider = fits({ ...limits, documentMax: Math.min(maxChars, limits.stringMax + Math.floor(slack * share)) });
+          if (wider !== undefined && wider.text.length > fitted.text.length) {
+            fitted = wider;
+            break;
+          }
+        }
+      }
+      if (fitted.truncated) this.notes.add("shortened long lists, texts or nesting to fit the budget");
+      return fitted;
     }
     // Even the tightest limits do not fit: status and error fields first, then the start and end.
     const last = RENDER_LEVELS[RENDER_LEVELS.length - 1] as (typeof RENDER_LEVELS)[number];
@@ -415,7 +432,7 @@ export function cleanWithResolvedOptions(
   }
   return Object.freeze({
     text: result.text,
-    truncated: result.truncated,
+    truncated: result.truncated || cleaner.notes.cut,
     rawChars,
     cleanChars: result.text.length,
     tokens: result.tokens,

@@ -10,6 +10,7 @@ import {
   omittedCharactersMarker,
   OMITTED_ROWS_SUMMARY,
 } from "./messages";
+import { truncateDocument } from "./truncate-document";
 import { isScalar, scalarText, type ListGap, type ScalarNode, type TableNode, type TreeNode } from "./tree";
 
 /** Limits for one rendering attempt. */
@@ -23,6 +24,24 @@ export interface RenderLimits {
   readonly maxColumns: number;
   /** Length of a table's all-rows summary. */
   readonly summaryMax: number;
+  /**
+   * Longest multi-line text of 400+ characters (a scraped page's Markdown, a README), cut by
+   * structure rather than by position; `stringMax` when unset. The budget loop raises it to
+   * spend what a level leaves unused.
+   */
+  readonly documentMax?: number;
+}
+
+/** A multi-line string this long is a document: cut by its structure, and given the budget left over. */
+export const DOCUMENT_MIN_CHARS = 400;
+
+function isDocument(text: string): boolean {
+  return text.length >= DOCUMENT_MIN_CHARS && text.includes("\n");
+}
+
+function stringLimit(limits: RenderLimits, text: string, priority: boolean): number {
+  const max = priority ? limits.stringMax * 4 : limits.stringMax;
+  return limits.documentMax !== undefined && isDocument(text) ? Math.max(max, limits.documentMax) : max;
 }
 
 const UNLIMITED = Number.MAX_SAFE_INTEGER;
@@ -91,6 +110,7 @@ function safeCut(text: string, index: number): number {
  */
 export function shortenString(text: string, maxChars: number): string {
   if (text.length <= maxChars + omittedCharactersMarker(text.length - maxChars).length + 2) return text;
+  if (maxChars >= DOCUMENT_MIN_CHARS && isDocument(text)) return truncateDocument(text, maxChars, 0.1).text;
   const headLength = safeCut(text, Math.ceil(maxChars * 0.7));
   const tailStart = safeCut(text, text.length - Math.max(0, maxChars - headLength));
   return `${text.slice(0, headLength)} ${omittedCharactersMarker(tailStart - headLength)} ${text.slice(tailStart)}`;
@@ -286,7 +306,7 @@ class TextRenderer {
   scalarLine(prefix: string, continuation: string, node: ScalarNode, priority: boolean): void {
     let text = scalarText(node);
     if (node.kind === "string" && node.value === "" ) text = '""';
-    const max = priority ? this.limits.stringMax * 4 : this.limits.stringMax;
+    const max = stringLimit(this.limits, text, priority);
     if (text.length > max) {
       text = shortenString(text, max);
       this.writer.cut = true;
@@ -491,7 +511,7 @@ class JsonRenderer {
 
   private scalar(node: ScalarNode, priority: boolean): void {
     if (node.kind === "string") {
-      const max = priority ? this.limits.stringMax * 4 : this.limits.stringMax;
+      const max = stringLimit(this.limits, node.value, priority);
       if (node.value.length > max) this.cut = true;
       this.push(JSON.stringify(shortenString(node.value, max)));
     } else this.push(scalarText(node));
