@@ -24,6 +24,11 @@ export function moreItemsMarker(count: number): string {
   return `… ${count} more`;
 }
 
+/** Marker before the one-line identities of the records of a list whose detail was cut. */
+export function identifiedItemsMarker(count: number, listed: number): string {
+  return listed === count ? `… ${count} more, identifying fields only:` : `… ${count} more, identifying fields of ${listed} of them:`;
+}
+
 /** Marker left where rows of a table were cut out. */
 export function moreRowsMarker(count: number): string {
   return `… ${count} more rows`;

@@ -7,6 +7,7 @@ import {
   moreFieldsMarker,
   moreItemsMarker,
   moreRowsMarker,
+  identifiedItemsMarker,
   omittedCharactersMarker,
   OMITTED_ROWS_SUMMARY,
 } from "./messages";
@@ -94,6 +95,11 @@ class Writer {
 
   text(): string {
     return this.parts.join("\n");
+  }
+
+  /** Characters the writer takes before it overflows. */
+  get capacity(): number {
+    return this.cap;
   }
 }
 
@@ -297,7 +303,82 @@ export function pickColumns(table: TableNode, maxColumns: number): number[] {
     .sort((left, right) => left - right);
 }
 
+/** Field names that identify a record, by rank: names and numbers, then outcome, links and amounts, then ids, then dates. */
+const IDENTITY_RANKS: ReadonlyArray<readonly [RegExp, number]> = [
+  [/^(?:key|number|name|title|summary|subject|headline|label|login|full_?name|display_?name|displayName|tag_name|sku|slug|tracking_?(?:number|code)|order_?(?:id|number)|invoice_?(?:id|number)|email)$|(?:_number|Number|_name|Name)$/, 1],
+  [/^(?:html_url|permalink|web_url|public_url|browser_download_url)$/, 1.5],
+  [/^(?:status|state|price|amount|total|code)$/, 2],
+  [/^id$|(?:_id|Id)$/, 3],
+  [/^(?:date|created_?at|createdAt|published_?at|updated_?at)$|(?:_at|Date)$/, 4],
+];
+
+function identityRank(key: string): number {
+  for (const [pattern, rank] of IDENTITY_RANKS) if (pattern.test(key)) return rank;
+  return 0;
+}
+
+/**
+ * Share of the budget the identity lines of an outermost list may take: a level that then
+ * overflows gives way to a tighter one, so records are named before any record's detail.
+ */
+const IDENTITY_SHARE = 0.6;
+
+/** Longest identity line of one record, and the most fields on it. */
+const IDENTITY_LINE_CHARS = 180;
+const IDENTITY_FIELDS = 5;
+
+/**
+ * One line per record with its identifying fields (`{number: 1453, title: Upgrade to Node 22,
+ * state: open, html_url: …}`), breadth first through nested records (`fields.summary`), the
+ * best-ranked {@link IDENTITY_FIELDS} in record order. Returns `undefined` when the items are not
+ * records. When the lines would pass `room` characters, evenly spaced records are listed and the
+ * rest counted in `unlisted`.
+ */
+export function identityLines(items: readonly TreeNode[], room: number, maxFields = IDENTITY_FIELDS): { lines: string[]; unlisted: number } | undefined {
+  if (items.length === 0 || !items.every((item) => item.kind === "object")) return undefined;
+  const lineOf = (record: TreeNode): string => {
+    const candidates: Array<{ order: number; rank: number; part: string }> = [];
+    const queue: Array<[string, TreeNode]> = [["", record]];
+    for (let index = 0; index < queue.length && index < 200; index += 1) {
+      const [path, node] = queue[index] as [string, TreeNode];
+      if (node.kind !== "object") continue;
+      for (const [key, value] of node.entries) {
+        const name = path ? `${path}.${key}` : key;
+        if (value.kind === "object") {
+          if (!path.includes(".")) queue.push([name, value]);
+          continue;
+        }
+        const rank = isScalar(value) && value.kind !== "null" ? identityRank(key) : 0;
+        if (rank === 0) continue;
+        // Nested fields rank below the record's own (an assignee's name below the title).
+        candidates.push({ order: candidates.length, rank: rank + (path ? 1.5 : 0), part: `${name}: ${shortenString(scalarText(value as ScalarNode).replace(/\s+/g, " "), 90)}` });
+      }
+    }
+    if (candidates.length === 0) return previewLeaves(record, IDENTITY_LINE_CHARS);
+    const chosen: typeof candidates = [];
+    let length = 0;
+    for (const candidate of [...candidates].sort((left, right) => left.rank - right.rank || left.order - right.order)) {
+      if (chosen.length >= maxFields || length + candidate.part.length > IDENTITY_LINE_CHARS) continue;
+      chosen.push(candidate);
+      length += candidate.part.length + 2;
+    }
+    return `{${chosen.sort((left, right) => left.order - right.order).map(({ part }) => part).join(", ")}}`;
+  };
+  const lines = items.map(lineOf);
+  const total = lines.reduce((sum, line) => sum + line.length + 6, 0);
+  if (total <= room) return { lines, unlisted: 0 };
+  const fit = Math.floor((room / total) * lines.length);
+  if (fit < 2) return undefined;
+  const step = lines.length / fit;
+  const sampled: string[] = [];
+  for (let index = 0; index < fit; index += 1) sampled.push(lines[Math.floor(index * step)] as string);
+  return { lines: sampled, unlisted: lines.length - sampled.length };
+}
+
 class TextRenderer {
+  /** Lists being written around the current item; 0 at the outermost list. */
+  private listNesting = 0;
+
   constructor(
     private readonly writer: Writer,
     private readonly limits: RenderLimits,
@@ -435,14 +516,39 @@ class TextRenderer {
 
   items(items: readonly TreeNode[], indent: string, depth: number, priority: boolean, gap: ListGap = {}): void {
     const { head, tailStart, omitted } = listWindow(items.length, gap, this.limits, priority);
+    const outermost = this.listNesting === 0;
+    this.listNesting += 1;
     for (let index = 0; index < head && !this.writer.overflow; index += 1) this.item(items[index] as TreeNode, indent, depth, priority);
     if (omitted > 0) {
       this.writer.cut = true;
-      this.writer.line(`${indent}- ${moreItemsMarker(omitted)}`);
-      for (let index = tailStart; index < items.length && !this.writer.overflow; index += 1) {
+      // The outermost list of records: the records left out keep their identifying fields
+      // (top-down: every record is named before any record's detail).
+      // When not all of them fit, the last records' detail gives way to more identities.
+      const room = this.writer.capacity * IDENTITY_SHARE;
+      let identities = outermost ? identityLines(items.slice(head, tailStart), room) : undefined;
+      let detailFrom = tailStart;
+      if (identities !== undefined && identities.unlisted > 0) {
+        for (const fields of [IDENTITY_FIELDS, IDENTITY_FIELDS - 1, IDENTITY_FIELDS - 2]) {
+          const wider = identityLines(items.slice(head), room, fields);
+          if (wider !== undefined && wider.unlisted < identities.unlisted) {
+            identities = wider;
+            detailFrom = items.length;
+          }
+          if (identities.unlisted === 0) break;
+        }
+      }
+      const shown = detailFrom === items.length ? items.length - head : omitted;
+      if (identities === undefined) this.writer.line(`${indent}- ${moreItemsMarker(omitted)}`);
+      else {
+        this.writer.line(`${indent}- ${identifiedItemsMarker(shown, identities.lines.length)}`);
+        for (const line of identities.lines) this.writer.line(`${indent}  - ${line}`);
+        if (identities.unlisted > 0) this.writer.line(`${indent}  - ${moreItemsMarker(identities.unlisted)}`);
+      }
+      for (let index = detailFrom; index < items.length && !this.writer.overflow; index += 1) {
         this.item(items[index] as TreeNode, indent, depth, priority);
       }
     }
+    this.listNesting -= 1;
   }
 
   table(header: string, indent: string, table: TableNode): void {
