@@ -133,6 +133,8 @@ class Cleaner {
   constructor(
     private readonly options: Readonly<CleanObservationOptions>,
     private readonly context: ObservationContext,
+    /** Size of the raw value ({@link measureRawChars}): no observation is longer. */
+    private readonly rawChars = Number.MAX_SAFE_INTEGER,
   ) {}
 
   private readonly stringLeaf = (value: string, depth: number): TreeNode => {
@@ -259,7 +261,7 @@ class Cleaner {
   }
 
   /** Final guard: neutralise again (a cut can start a line mid-text) and never exceed the budget. */
-  private finish(text: string, truncated: boolean): { text: string; truncated: boolean; tokens: number } {
+  finish(text: string, truncated: boolean): { text: string; truncated: boolean; tokens: number } {
     let result = this.neutralize(text);
     let cut = truncated;
     if (result.length > this.options.maxChars) {
@@ -366,9 +368,15 @@ class Cleaner {
     return undefined;
   }
 
+  /** The observation is one of this package's sentences (nothing came back, an empty list). */
+  wroteOwnSentence = false;
+
   clean(value: unknown): { text: string; truncated: boolean; tokens: number } {
     const content = this.read(value);
-    if (content.kind === "empty") return this.finish(content.text, false);
+    if (content.kind === "empty") {
+      this.wroteOwnSentence = true;
+      return this.finish(content.text, false);
+    }
     if (content.kind === "text") {
       const fitted = this.fitText(content.text, content.tailShare);
       return this.finish(fitted.text, fitted.truncated);
@@ -386,10 +394,45 @@ class Cleaner {
     }
     if (condensed === undefined) {
       const kind = content.tree.kind === "array" ? "list" : content.tree.kind === "table" ? "table" : "object";
+      this.wroteOwnSentence = true;
       return this.finish(emptyContainerText(kind), false);
     }
-    const fitted = this.fitTree(condensed);
+    let fitted = this.fitTree(condensed);
+    if (fitted.text.length > this.rawChars && this.options.style === "text") {
+      // Never longer than the input: a small payload whose lines come out longer than its JSON
+      // (deep nesting, short values) is written as compact JSON instead.
+      const compact = this.neutralize(renderJson(condensed, RENDER_LEVELS[0] as RenderLimits, this.options.maxChars + 1).text);
+      if (compact.length < fitted.text.length && compact.length <= this.options.maxChars) {
+        fitted = { text: compact, truncated: fitted.truncated };
+        this.notes.add("wrote compact JSON, shorter than the lines");
+      }
+    }
     return this.finish(fitted.text, fitted.truncated);
+  }
+}
+
+/** Inputs longer than this are never candidates to be kept as they are (no budget is that large in practice). */
+const MAX_RAW_TEXT_CHARS = 10_000_000;
+
+/** The input as text: a string itself, or the JSON of a value; `undefined` when it has none. */
+function rawTextOf(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  // Only plain data: the JSON of a Map, Set, Error or class instance is not what it holds.
+  if (typeof value !== "object" || value === null) return undefined;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== Array.prototype && prototype !== null) return undefined;
+  try {
+    const json = JSON.stringify(value, (_key, item: unknown) => {
+      if (typeof item === "bigint") return item.toString();
+      if (typeof item === "object" && item !== null) {
+        const itemPrototype: unknown = Object.getPrototypeOf(item);
+        if (itemPrototype !== Object.prototype && itemPrototype !== Array.prototype && itemPrototype !== null) throw new TypeError("not plain data");
+      }
+      return item;
+    });
+    return typeof json === "string" && json.length <= MAX_RAW_TEXT_CHARS ? json : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -421,10 +464,22 @@ export function cleanWithResolvedOptions(
     options.maxTokens !== undefined && options.maxTokens * 8 < options.maxChars
       ? { ...options, maxChars: Math.max(200, options.maxTokens * 8) }
       : options;
-  const cleaner = new Cleaner(effective, context);
+  // Only plain data has a JSON that says what it holds (a Map's JSON is "{}"): only its size bounds the observation.
+  const rawText = rawChars > 0 && rawChars <= effective.maxChars ? rawTextOf(value) : undefined;
+  const cleaner = new Cleaner(effective, context, rawText !== undefined ? rawChars : Number.MAX_SAFE_INTEGER);
   let result: { text: string; truncated: boolean; tokens: number };
   try {
     result = cleaner.clean(value);
+    if (rawText !== undefined && result.text.length > rawChars && !cleaner.wroteOwnSentence) {
+      // Never longer than the input: a small payload stays as it is.
+      if (rawText.trim().length > 0) {
+        const asIs = cleaner.finish(normalizeControlCharacters(rawText.trim(), cleaner.notes), false);
+        if (asIs.text.length < result.text.length) {
+          result = asIs;
+          cleaner.notes.add("kept the input as it was (the cleaned form was longer)");
+        }
+      }
+    }
   } catch (error) {
     cleaner.notes.add(`cleaning failed (${error instanceof Error ? error.message : String(error)}); kept a preview`);
     const text = truncateText(unreadableValueText(previewOf(value)), options.maxChars, 0).text;

@@ -49,6 +49,52 @@ function isEmptyNode(node: TreeNode): boolean {
   }
 }
 
+/** Keys of layout, not content, in rich-text structures (Slack blocks, Notion and ProseMirror nodes). */
+const STRUCTURAL_KEY = /^(?:type|block_id|action_id|style|kind|format|version|object|skin_tone|unicode|indent|border|offset|marks?|annotations|color|bold|italic|strike|code|elements?)$/;
+
+/**
+ * True when a nested structure only repeats texts of its record: every leaf is layout
+ * ({@link STRUCTURAL_KEY}, booleans, texts under 3 characters) or stands in one of `texts`
+ * (Slack's `blocks` next to its `text`: `<@U07HARB01>` holds the mention's `user_id`).
+ * At least 12 characters of content must be found, so a structure of layout alone is not
+ * taken for a repeat.
+ */
+function repeatsSiblingText(node: TreeNode, texts: readonly string[]): boolean {
+  let found = 0;
+  let visited = 0;
+  const stack: Array<[string, TreeNode]> = [["", node]];
+  while (stack.length > 0) {
+    const [key, current] = stack.pop() as [string, TreeNode];
+    visited += 1;
+    if (visited > 2000) return false;
+    switch (current.kind) {
+      case "object":
+        for (const entry of current.entries) stack.push(entry);
+        break;
+      case "array":
+        for (const item of current.items) stack.push([key, item]);
+        if ((current.skipped ?? 0) > 0) return false;
+        break;
+      case "table":
+        if ((current.skipped ?? 0) > 0) return false;
+        for (const entry of current.constants) stack.push(entry);
+        for (const row of current.rows) row.forEach((cell, index) => stack.push([current.columns[index] ?? "", cell]));
+        break;
+      case "boolean":
+      case "null":
+        break;
+      default: {
+        const text = scalarText(current).trim();
+        const last = key.slice(key.lastIndexOf(".") + 1);
+        if (text.length < 3 || (STRUCTURAL_KEY.test(last) && current.kind === "string" && !text.includes(" "))) break;
+        if (!texts.some((candidate) => candidate.includes(text))) return false;
+        found += text.length;
+      }
+    }
+  }
+  return found >= 12;
+}
+
 /**
  * Condenses a tree. Returns `undefined` when nothing is left (everything was noise or empty).
  */
@@ -152,6 +198,7 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
         }
         recordValues.push(values);
         const links = settings.dropNoise ? decideLinks(node.entries) : undefined;
+        let siblingTexts: string[] | undefined;
         for (const [key, original] of node.entries) {
           let value = original;
           const childPath: PathLink = { parent: path, key };
@@ -186,6 +233,13 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
           if (condensed.kind === "object" && settings.dropNoise && priority === 0 && !forced && repeatsRecordValues(condensed)) {
             repeatedRecords += 1;
             continue;
+          }
+          if ((condensed.kind === "object" || condensed.kind === "array" || condensed.kind === "table") && settings.dropNoise && priority === 0 && !forced) {
+            siblingTexts ??= node.entries.flatMap(([otherKey, other]) => (otherKey !== key && other.kind === "string" && other.value.length >= 12 ? [other.value] : []));
+            if (siblingTexts.length > 0 && repeatsSiblingText(condensed, siblingTexts)) {
+              repeatedRecords += 1;
+              continue;
+            }
           }
           if (condensed.kind === "null" && settings.dropNulls && priority === 0 && !forced) {
             droppedNulls += 1;
@@ -260,7 +314,7 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
   if (droppedByOption > 0) notes.add(`dropped ${droppedByOption} field(s) matching the drop option`);
   if (droppedNulls > 0) notes.add(`dropped ${droppedNulls} null field(s)`);
   if (repeats > 0) notes.add(`wrote ${repeats} repeated value(s) once`);
-  if (repeatedRecords > 0) notes.add(`dropped ${repeatedRecords} nested record(s) whose every value already stands in the record`);
+  if (repeatedRecords > 0) notes.add(`dropped ${repeatedRecords} nested record(s) or list(s) whose every value already stands in the record`);
   if (tables > 0) notes.add("wrote uniform lists of records as tables");
   return result;
 }
