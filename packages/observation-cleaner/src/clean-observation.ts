@@ -28,7 +28,7 @@ import {
   type ObservationContext,
 } from "./options";
 import { RENDER_LEVELS, renderJson, renderText, shortenString, type RenderLimits } from "./render";
-import { countTokensCl100k } from "./tokens";
+import { countTokensCl100k, estimateTokens, utf8Length } from "./tokens";
 import { truncateDocument } from "./truncate-document";
 import { truncateText } from "./truncate-text";
 import { isScalar, scalarText, stringNode, treeFromValue, type ScalarNode, type TreeNode } from "./tree";
@@ -44,8 +44,14 @@ export interface CleanedObservation {
   readonly rawChars: number;
   /** `text.length`. */
   readonly cleanChars: number;
-  /** Tokens of `text` (js-tiktoken `cl100k_base` unless `countTokens` is given). */
+  /**
+   * Tokens of `text`: counted with `countTokens` when given, else with js-tiktoken
+   * `cl100k_base` when `exactTokens` is set or `maxTokens` was near; else estimated
+   * (`tokensExact` says which).
+   */
   readonly tokens: number;
+  /** True when `tokens` was counted by a tokenizer, false when it is an estimate. */
+  readonly tokensExact: boolean;
   /** `@reins/core`'s `fingerprintObservation(text)`, the one loop control compares. */
   readonly fingerprint: string;
   /** Short operator-facing notes: decoding, conversions, dropped noise, cuts, neutralised labels. */
@@ -120,6 +126,14 @@ function treeToPlain(node: TreeNode): unknown {
       return record;
     }
   }
+}
+
+/** What one cleaning produced, before the result object is frozen. */
+interface CleanResult {
+  readonly text: string;
+  readonly truncated: boolean;
+  readonly tokens: number;
+  readonly tokensExact: boolean;
 }
 
 type Content =
@@ -233,16 +247,42 @@ class Cleaner {
     return { kind: "tree", tree };
   }
 
-  private tokens(text: string): number {
+  /** The last exact count, so the budget check and the result never count one text twice. */
+  private lastExact: { text: string; tokens: number } | undefined;
+
+  /** Tokens of `text` with `countTokens`, else `cl100k_base` (its ranks load on first use). */
+  private exactTokens(text: string): number {
+    if (this.lastExact?.text === text) return this.lastExact.tokens;
     const counter = this.options.countTokens ?? countTokensCl100k;
+    let tokens = estimateTokens(text);
     try {
       const count = counter(text);
-      if (typeof count === "number" && Number.isFinite(count) && count >= 0) return count;
-      this.notes.add("countTokens returned no usable number; estimated as characters / 4");
+      if (typeof count === "number" && Number.isFinite(count) && count >= 0) tokens = count;
+      else this.notes.add("countTokens returned no usable number; estimated");
     } catch {
-      this.notes.add("countTokens threw; estimated as characters / 4");
+      this.notes.add("countTokens threw; estimated");
     }
-    return Math.ceil(text.length / 4);
+    this.lastExact = { text, tokens };
+    return tokens;
+  }
+
+  /**
+   * Tokens of `text` for the `maxTokens` check: a text with no more UTF-8 bytes than the budget
+   * fits (no token is shorter than a byte) and one estimated at twice the budget does not, both
+   * without a tokenizer; in between, and with a `countTokens`, the count is exact.
+   */
+  private budgetTokens(text: string, maxTokens: number): number {
+    if (this.options.countTokens !== undefined) return this.exactTokens(text);
+    if (text.length <= maxTokens && utf8Length(text) <= maxTokens) return Math.min(estimateTokens(text), maxTokens);
+    const estimate = estimateTokens(text);
+    if (estimate >= maxTokens * 2) return estimate;
+    return this.exactTokens(text);
+  }
+
+  /** The `tokens` of the result, and whether it was counted rather than estimated. */
+  private resultTokens(text: string): { tokens: number; exact: boolean } {
+    if (this.options.countTokens !== undefined || this.options.exactTokens || this.lastExact?.text === text) return { tokens: this.exactTokens(text), exact: true };
+    return { tokens: estimateTokens(text), exact: false };
   }
 
   private neutralize(text: string): string {
@@ -261,7 +301,7 @@ class Cleaner {
   }
 
   /** Final guard: neutralise again (a cut can start a line mid-text) and never exceed the budget. */
-  finish(text: string, truncated: boolean): { text: string; truncated: boolean; tokens: number } {
+  finish(text: string, truncated: boolean): CleanResult {
     let result = this.neutralize(text);
     let cut = truncated;
     if (result.length > this.options.maxChars) {
@@ -270,27 +310,29 @@ class Cleaner {
       if (result.length > this.options.maxChars) result = result.slice(0, this.options.maxChars);
       cut = true;
     }
-    let tokens = this.tokens(result);
     const maxTokens = this.options.maxTokens;
-    for (let attempt = 0; maxTokens !== undefined && tokens > maxTokens && attempt < 6; attempt += 1) {
-      const target = Math.max(40, Math.floor(result.length * (maxTokens / tokens) * 0.92));
-      result = this.neutralize(truncateText(result, target, 0.1).text);
-      if (result.length > target) result = result.slice(0, target);
-      cut = true;
-      tokens = this.tokens(result);
-    }
-    if (maxTokens !== undefined && tokens > maxTokens) {
-      // A counter that disagrees with itself: cut by the worst case of one token per character.
-      result = result.slice(0, maxTokens);
-      tokens = this.tokens(result);
+    if (maxTokens !== undefined) {
+      let tokens = this.budgetTokens(result, maxTokens);
+      for (let attempt = 0; tokens > maxTokens && attempt < 6; attempt += 1) {
+        const target = Math.max(40, Math.floor(result.length * (maxTokens / tokens) * 0.92));
+        result = this.neutralize(truncateText(result, target, 0.1).text);
+        if (result.length > target) result = result.slice(0, target);
+        cut = true;
+        tokens = this.budgetTokens(result, maxTokens);
+      }
+      if (tokens > maxTokens) {
+        // A counter that disagrees with itself: cut by the worst case of one token per character.
+        result = result.slice(0, maxTokens);
+      }
     }
     if (result.trim().length === 0) result = EMPTY_TEXT;
-    return { text: result, truncated: cut, tokens };
+    const { tokens, exact } = this.resultTokens(result);
+    return { text: result, truncated: cut, tokens, tokensExact: exact };
   }
 
   private fitText(text: string, tailShare: number): { text: string; truncated: boolean } {
-    const neutralized = this.neutralize(text);
-    const cut = truncateDocument(neutralized, this.options.maxChars, tailShare);
+    // Cut first: only what is kept is neutralised (finish does it), not all of a 50 MB text.
+    const cut = truncateDocument(text, this.options.maxChars, tailShare);
     if (cut.truncated) this.notes.add(`cut text to ${this.options.maxChars} characters (head, outline, tail)`);
     return cut;
   }
@@ -321,7 +363,7 @@ class Cleaner {
       if (output.overflow) return undefined;
       const text = this.neutralize(output.text);
       if (text.length > maxChars) return undefined;
-      if (maxTokens !== undefined && this.tokens(text) > maxTokens) return undefined;
+      if (maxTokens !== undefined && this.budgetTokens(text, maxTokens) > maxTokens) return undefined;
       return { text, truncated: output.cut };
     };
     for (const limits of RENDER_LEVELS) {
@@ -371,7 +413,7 @@ class Cleaner {
   /** The observation is one of this package's sentences (nothing came back, an empty list). */
   wroteOwnSentence = false;
 
-  clean(value: unknown): { text: string; truncated: boolean; tokens: number } {
+  clean(value: unknown): CleanResult {
     const content = this.read(value);
     if (content.kind === "empty") {
       this.wroteOwnSentence = true;
@@ -467,7 +509,7 @@ export function cleanWithResolvedOptions(
   // Only plain data has a JSON that says what it holds (a Map's JSON is "{}"): only its size bounds the observation.
   const rawText = rawChars > 0 && rawChars <= effective.maxChars ? rawTextOf(value) : undefined;
   const cleaner = new Cleaner(effective, context, rawText !== undefined ? rawChars : Number.MAX_SAFE_INTEGER);
-  let result: { text: string; truncated: boolean; tokens: number };
+  let result: CleanResult;
   try {
     result = cleaner.clean(value);
     if (rawText !== undefined && result.text.length > rawChars && !cleaner.wroteOwnSentence) {
@@ -483,7 +525,7 @@ export function cleanWithResolvedOptions(
   } catch (error) {
     cleaner.notes.add(`cleaning failed (${error instanceof Error ? error.message : String(error)}); kept a preview`);
     const text = truncateText(unreadableValueText(previewOf(value)), options.maxChars, 0).text;
-    result = { text, truncated: true, tokens: Math.ceil(text.length / 4) };
+    result = { text, truncated: true, tokens: estimateTokens(text), tokensExact: false };
   }
   return Object.freeze({
     text: result.text,
@@ -491,6 +533,7 @@ export function cleanWithResolvedOptions(
     rawChars,
     cleanChars: result.text.length,
     tokens: result.tokens,
+    tokensExact: result.tokensExact,
     fingerprint: fingerprintObservation(result.text),
     notes: Object.freeze(cleaner.notes.list()),
   });
