@@ -270,9 +270,13 @@ const FLAT_PREVIEW_CHARS = 600;
  * cut to {@link FLAT_PREVIEW_CHARS} with the rest counted: the values of a too-deep part stay readable.
  */
 export function flatPreview(text: string, start: number, end: number): string {
-  const window = text.slice(start, Math.min(end, start + FLAT_PREVIEW_CHARS * 8));
-  const flat = window.replace(/[{}[\]]+/g, " ").replace(/\s*,\s*(?:,\s*)*/g, ", ").replace(/\s+/g, " ").replace(/^[\s,]+|[\s,]+$/g, "");
-  const omitted = end - start - window.length;
-  if (flat.length <= FLAT_PREVIEW_CHARS && omitted <= 0) return flat;
-  return `${flat.slice(0, FLAT_PREVIEW_CHARS)} … (${Math.max(0, flat.length - FLAT_PREVIEW_CHARS) + Math.max(0, omitted)} more characters)`;
+  const flatten = (part: string): string => part.replace(/[{}[\]]+/g, " ").replace(/\s*,\s*(?:,\s*)*/g, ", ").replace(/\s+/g, " ").replace(/^[\s,]+|[\s,]+$/g, "");
+  if (end - start <= FLAT_PREVIEW_CHARS * 4) {
+    const flat = flatten(text.slice(start, end));
+    if (flat.length <= FLAT_PREVIEW_CHARS) return flat;
+  }
+  // The first and the last values (the deepest ones are often the payload), the middle counted.
+  const head = flatten(text.slice(start, start + Math.floor(FLAT_PREVIEW_CHARS * 0.6)));
+  const tail = flatten(text.slice(Math.max(start, end - Math.floor(FLAT_PREVIEW_CHARS * 0.4))));
+  return `${head} … (${end - start - head.length - tail.length} more characters) … ${tail}`;
 }

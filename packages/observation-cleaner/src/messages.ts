@@ -81,3 +81,41 @@ export const NO_READABLE_TEXT = "The tool returned an HTML page without readable
 export function unreadableValueText(preview: string): string {
   return `The tool returned a value that could not be read as text or data. Start of it: ${preview}`;
 }
+
+/** Marker between the first and last values of a flat preview. */
+export function moreValuesMarker(count: number): string {
+  return `… ${count} more values`;
+}
+
+/**
+ * Joins preview parts within `maxChars`: all of them when they fit, else the first ones and the
+ * last ones (the deepest values of a nested chain are often the payload) around a marker that
+ * counts the rest, `unread` included (values never visited).
+ */
+export function joinHeadAndTail(parts: readonly string[], maxChars: number, unread = 0): string {
+  const total = parts.reduce((sum, part) => sum + part.length + 2, 0);
+  if (total <= maxChars && unread === 0) return parts.join(", ");
+  const head: string[] = [];
+  const tail: string[] = [];
+  let room = Math.floor(maxChars * 0.6);
+  let first = 0;
+  for (; first < parts.length && (parts[first] as string).length + 2 <= room; first += 1) {
+    head.push(parts[first] as string);
+    room -= (parts[first] as string).length + 2;
+  }
+  room += Math.floor(maxChars * 0.4) - 24;
+  let last = parts.length - 1;
+  for (; last >= first && (parts[last] as string).length + 2 <= room; last -= 1) {
+    tail.unshift(parts[last] as string);
+    room -= (parts[last] as string).length + 2;
+  }
+  if (tail.length === 0 && last >= first && room >= 24) {
+    // The last value alone is longer than the tail's room: its end, marked.
+    const part = parts[last] as string;
+    tail.push(`…${part.slice(part.length - room + 2)}`);
+    last -= 1;
+  }
+  const omitted = last - first + 1 + unread;
+  if (omitted <= 0) return [...head, ...tail].join(", ");
+  return [...head, `${moreValuesMarker(omitted)} …`, ...tail].join(", ");
+}

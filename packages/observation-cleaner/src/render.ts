@@ -7,6 +7,7 @@ import {
   moreFieldsMarker,
   moreItemsMarker,
   moreRowsMarker,
+  moreValuesMarker,
   identifiedItemsMarker,
   omittedCharactersMarker,
   OMITTED_ROWS_SUMMARY,
@@ -218,37 +219,49 @@ function cellText(cell: ScalarNode, limits: RenderLimits): string {
  */
 export function previewLeaves(node: TreeNode, maxChars: number): string {
   const parts: string[] = [];
-  let length = 0;
-  let omitted = 0;
+  // Markers first: a too-deep part written flat carries the values of all the levels below it.
+  const markers: string[] = [];
+  let unread = 0;
   const queue: Array<[string, TreeNode]> = [["", node]];
   for (let index = 0; index < queue.length; index += 1) {
     const [key, current] = queue[index] as [string, TreeNode];
     if (isScalar(current)) {
       const text = scalarText(current).replace(/\s+/g, " ");
-      const part = `${key ? `${key}: ` : ""}${text.length > 80 ? shortenString(text, 80) : text}`;
-      if (length + part.length + 2 > maxChars) {
-        omitted += 1;
-        continue;
-      }
-      parts.push(part);
-      length += part.length + 2;
-    } else if (queue.length < 400) {
-      if (current.kind === "object") for (const entry of current.entries) queue.push(entry);
-      else if (current.kind === "array") for (const item of current.items.slice(0, 20)) queue.push([key, item]);
-      else {
-        // A table: its constant columns and first row, the other rows counted.
-        for (const entry of current.constants) queue.push(entry);
-        const firstRow = current.rows[0] ?? [];
-        current.columns.forEach((column, index) => {
-          const cell = firstRow[index];
-          if (cell !== undefined) queue.push([column, cell]);
-        });
-        omitted += Math.max(0, current.rows.length - 1);
-      }
+      if (current.kind === "string" && current.marker === true) markers.push(`${key ? `${key}: ` : ""}${shortenString(text, Math.max(80, Math.floor(maxChars / 2)))}`);
+      else parts.push(`${key ? `${key}: ` : ""}${text.length > 80 ? shortenString(text, 80) : text}`);
+    } else if (queue.length >= PREVIEW_NODES) unread += 1;
+    else if (current.kind === "object") for (const entry of current.entries) queue.push(entry);
+    else if (current.kind === "array") {
+      for (const item of current.items.slice(0, 20)) queue.push([key, item]);
+      unread += Math.max(0, current.items.length - 20) + (current.skipped ?? 0);
+    } else {
+      // A table: its constant columns and first row, the other rows counted.
+      for (const entry of current.constants) queue.push(entry);
+      const firstRow = current.rows[0] ?? [];
+      current.columns.forEach((column, index) => {
+        const cell = firstRow[index];
+        if (cell !== undefined) queue.push([column, cell]);
+      });
+      unread += Math.max(0, current.rows.length - 1) + (current.skipped ?? 0);
     }
   }
-  return `{${parts.join(", ")}${omitted > 0 || queue.length >= 400 ? ", …" : ""}}`;
+  // In breadth-first order, as many as fit (a long one skipped for shorter ones after it); the rest counted.
+  const shown: string[] = [];
+  let length = 0;
+  let omitted = unread;
+  for (const part of [...markers, ...parts]) {
+    if (length + part.length + 2 > maxChars) {
+      omitted += 1;
+      continue;
+    }
+    shown.push(part);
+    length += part.length + 2;
+  }
+  return `{${shown.join(", ")}${omitted > 0 ? `, ${moreValuesMarker(omitted)}` : ""}}`;
 }
+
+/** Most nodes a one-line preview visits. */
+const PREVIEW_NODES = 2000;
 
 const OUTCOME_FIELD = /^(?:errors?|status|state|code|message|error_\w+|\w+_error|\w+_status)$/i;
 

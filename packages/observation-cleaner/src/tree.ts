@@ -2,7 +2,7 @@
  * The cleaner's internal value tree. Numbers keep the text they were written with, so condensing
  * and rendering never rewrite a value's digits (`199.00`, `1.0`, 20-digit ids stay as written).
  */
-import { CIRCULAR_MARKER, tooDeepMarker } from "./messages";
+import { CIRCULAR_MARKER, joinHeadAndTail, tooDeepMarker } from "./messages";
 import { decodeBytes, type Notes } from "./decode";
 
 export interface ObjectNode {
@@ -126,20 +126,14 @@ const LEAF_PREVIEW_NODES = 10_000;
  */
 function leafPreview(root: object, notes: Notes): string {
   const parts: string[] = [];
-  let length = 0;
-  let omitted = 0;
   const queue: Array<[string, unknown]> = [["", root]];
   const seen = new Set<object>();
-  for (let index = 0; index < queue.length && index < LEAF_PREVIEW_NODES; index += 1) {
+  let index = 0;
+  for (; index < queue.length && index < LEAF_PREVIEW_NODES; index += 1) {
     const [key, current] = queue[index] as [string, unknown];
     if (current === null || current === undefined || typeof current === "function") continue;
     if (typeof current !== "object") {
-      const part = `${key ? `${key}: ` : ""}${String(current)}`;
-      if (length + part.length > LEAF_PREVIEW_CHARS) omitted += 1;
-      else {
-        parts.push(part);
-        length += part.length + 2;
-      }
+      parts.push(`${key ? `${key}: ` : ""}${String(current)}`);
       continue;
     }
     if (seen.has(current)) continue;
@@ -147,9 +141,7 @@ function leafPreview(root: object, notes: Notes): string {
     if (current instanceof Date) queue.push([key, Number.isNaN(current.getTime()) ? "Invalid Date" : current.toISOString()]);
     else for (const field of safeKeys(current, notes)) queue.push([Array.isArray(current) ? key : field, safeGet(current, field, notes)]);
   }
-  const unvisited = Math.max(0, queue.length - LEAF_PREVIEW_NODES);
-  const rest = omitted + unvisited;
-  return parts.join(", ") + (rest > 0 ? ` … (${rest} more values)` : "");
+  return joinHeadAndTail(parts, LEAF_PREVIEW_CHARS, Math.max(0, queue.length - index));
 }
 
 /**
