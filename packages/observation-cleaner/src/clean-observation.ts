@@ -27,7 +27,9 @@ import {
   type CleanObservationOptions,
   type ObservationContext,
 } from "./options";
-import { RENDER_LEVELS, renderJson, renderText, shortenString, type RenderLimits } from "./render";
+import { RENDER_LEVELS, shortenString, type RenderLimits } from "./render";
+import { renderJson } from "./render-json";
+import { renderText } from "./render-text";
 import { countTokensCl100k, estimateTokens, utf8Length } from "./tokens";
 import { truncateDocument } from "./truncate-document";
 import { truncateText } from "./truncate-text";

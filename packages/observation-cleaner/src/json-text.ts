@@ -264,6 +264,8 @@ export function parseJsonText(
 
 /** Longest flat preview of a too-deep value. */
 const FLAT_PREVIEW_CHARS = 600;
+/** Longest too-deep part flattened whole; past it only its first and last characters are read. */
+const FLAT_PREVIEW_MAX_SCAN = 4_000_000;
 
 /**
  * The JSON text between `start` and `end` without its brackets and braces, whitespace collapsed,
@@ -271,9 +273,13 @@ const FLAT_PREVIEW_CHARS = 600;
  */
 export function flatPreview(text: string, start: number, end: number): string {
   const flatten = (part: string): string => part.replace(/[{}[\]]+/g, " ").replace(/\s*,\s*(?:,\s*)*/g, ", ").replace(/\s+/g, " ").replace(/^[\s,]+|[\s,]+$/g, "");
-  if (end - start <= FLAT_PREVIEW_CHARS * 4) {
+  if (end - start <= FLAT_PREVIEW_MAX_SCAN) {
+    // The values may sit anywhere (`[[[[…"answer"…]]]]` holds its one value in the middle): flatten first.
     const flat = flatten(text.slice(start, end));
     if (flat.length <= FLAT_PREVIEW_CHARS) return flat;
+    const head = flat.slice(0, Math.floor(FLAT_PREVIEW_CHARS * 0.6));
+    const tail = flat.slice(flat.length - Math.floor(FLAT_PREVIEW_CHARS * 0.4));
+    return `${head} … (${flat.length - head.length - tail.length} more characters) … ${tail}`;
   }
   // The first and the last values (the deepest ones are often the payload), the middle counted.
   const head = flatten(text.slice(start, start + Math.floor(FLAT_PREVIEW_CHARS * 0.6)));

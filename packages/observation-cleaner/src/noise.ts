@@ -12,12 +12,20 @@ const STATUS_KEY =
 
 const priorityCache = new Map<string, number>();
 
+/**
+ * A key that owns its characters. A key read from a tool's text can be a V8 slice of that whole
+ * text; kept in a module-level cache, it would keep a 10 MB response alive for the process's life.
+ */
+function ownCopy(key: string): string {
+  return JSON.parse(JSON.stringify(key)) as string;
+}
+
 /** 2 for error fields, 1 for status fields, 0 otherwise. */
 export function keyPriority(key: string): number {
   let priority = priorityCache.get(key);
   if (priority === undefined) {
     priority = ERROR_KEY.test(key) ? 2 : STATUS_KEY.test(key) ? 1 : 0;
-    if (priorityCache.size < 50_000) priorityCache.set(key, priority);
+    if (priorityCache.size < 50_000) priorityCache.set(ownCopy(key), priority);
   }
   return priority;
 }
@@ -64,7 +72,7 @@ export function isNoiseKey(key: string): boolean {
   let noise = noiseCache.get(key);
   if (noise === undefined) {
     noise = NOISE_KEY.test(key) || (key.startsWith("x-") && !USEFUL_HEADER.test(key));
-    if (noiseCache.size < 50_000) noiseCache.set(key, noise);
+    if (noiseCache.size < 50_000) noiseCache.set(ownCopy(key), noise);
   }
   return noise;
 }
