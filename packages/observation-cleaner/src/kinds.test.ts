@@ -138,6 +138,19 @@ describe("cleanObservation", () => {
     });
   });
 
+  describe("when an XML document repeats one element thousands of times", () => {
+    const items = Array.from({ length: 2000 }, (_, index) => `<item><guid>urn:berth:${index}</guid><title>Berth ${index} update</title></item>`).join("");
+    const result = cleanObservation(`<?xml version="1.0"?><rss><channel>${items}</channel></rss>`);
+
+    it("reads the first and last items like a long JSON list and counts the rest", () => {
+      expect(result.text).toContain("urn:berth:0");
+      expect(result.text).toContain("urn:berth:1999");
+      expect(result.text).toMatch(/… \d+ more rows/);
+      expect(result.truncated).toBe(true);
+      expect(result.notes.join("\n")).toMatch(/the middle was counted, not read/);
+    });
+  });
+
   describe("when the value is an AggregateError", () => {
     it("keeps the message of each of its errors", () => {
       const error = new AggregateError([new Error("primary replica timed out"), new TypeError("fallback replica refused the connection")], "All replicas failed");

@@ -8,7 +8,7 @@ import { parseDocument } from "htmlparser2";
 import type { Notes } from "./decode";
 import { flattenDeepMarkup } from "./markup-depth";
 import { flattenedMarkupNote, tooDeepMarker } from "./messages";
-import { markerNode, stringNode, type ArrayNode, type ObjectNode, type TreeNode } from "./tree";
+import { READ_HEAD_ITEMS, READ_TAIL_ITEMS, markerNode, stringNode, type ArrayNode, type ObjectNode, type TreeNode } from "./tree";
 
 interface XmlNode {
   readonly type: string;
@@ -63,10 +63,28 @@ export function xmlToTree(
       entries.push([localName(name), stringLeaf(collapse(value), depth + 1)]);
     }
     const grouped = new Map<string, TreeNode[]>();
+    // Long runs of one element (a feed's 4 000 items) are read like long JSON lists: the first
+    // READ_HEAD_ITEMS and last READ_TAIL_ITEMS, the middle counted, not converted.
+    const counts = new Map<string, number>();
+    for (const child of element.children ?? []) {
+      if (child.type === "tag") {
+        const name = localName(child.name ?? "element");
+        counts.set(name, (counts.get(name) ?? 0) + 1);
+      }
+    }
+    const seen = new Map<string, number>();
+    const skipped = new Map<string, number>();
     let text = "";
     for (const child of element.children ?? []) {
       if (child.type === "tag") {
         const name = localName(child.name ?? "element");
+        const index = seen.get(name) ?? 0;
+        seen.set(name, index + 1);
+        const count = counts.get(name) ?? 0;
+        if (count > READ_HEAD_ITEMS + READ_TAIL_ITEMS && index >= READ_HEAD_ITEMS && index < count - READ_TAIL_ITEMS) {
+          skipped.set(name, (skipped.get(name) ?? 0) + 1);
+          continue;
+        }
         const list = grouped.get(name) ?? [];
         list.push(convert(child, depth + 1));
         grouped.set(name, list);
@@ -78,7 +96,11 @@ export function xmlToTree(
     if (grouped.size === 0 && entries.length === 0) return stringLeaf(trimmed, depth + 1);
     if (trimmed.length > 0) entries.push(["text", stringLeaf(trimmed, depth + 1)]);
     for (const [name, list] of grouped) {
-      entries.push([name, list.length === 1 ? (list[0] as TreeNode) : ({ kind: "array", items: list } satisfies ArrayNode)]);
+      const gap = skipped.get(name);
+      if (gap !== undefined) {
+        notes.add(`read the first ${READ_HEAD_ITEMS} and last ${READ_TAIL_ITEMS} items of long lists; the middle was counted, not read`);
+        entries.push([name, { kind: "array", items: list, skipped: gap, skippedAt: READ_HEAD_ITEMS } satisfies ArrayNode]);
+      } else entries.push([name, list.length === 1 ? (list[0] as TreeNode) : ({ kind: "array", items: list } satisfies ArrayNode)]);
     }
     return { kind: "object", entries } satisfies ObjectNode;
   };
