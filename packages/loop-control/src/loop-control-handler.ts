@@ -325,7 +325,9 @@ export class LoopControlHandler extends BaseCallbackHandler {
       if (this.states.has(runId)) return;
       const now = this.options.now();
       this.evictStaleRuns(now);
-      this.store.start(runId);
+      const context = this.store.start(runId);
+      // Published so wrapped tools bound every call by the run's remaining time.
+      if (Number.isFinite(this.options.maxDurationMs)) context.deadlineAtMs = now + this.options.maxDurationMs;
       this.states.set(runId, {
         runId,
         startedAtMs: now,

@@ -6,7 +6,6 @@ import { isSimpleStringZodSchema } from "@langchain/core/utils/types";
 import {
   emitEvent,
   normalizeToolInput,
-  runIdsFrom,
   type CircuitState,
   type RunContext,
   type ToolCallOutcome,
@@ -52,9 +51,11 @@ import { DEFAULT_STRING_CONFIRMATION_HINT, MODEL_MESSAGES } from "./messages";
 import { isRetryableError, toError } from "./normalize-error";
 import { checkResultShape, type ResultCheckFailure } from "./result-check";
 import { InMemoryToolResultStore, type ToolResultStore } from "./result-store";
+import { cacheSlotOf } from "./result-cache";
+import { identifyRun } from "./run-identity";
 import { countsAgainstCircuit, failureObservation, isKnownFailure, outcomeOf } from "./failure-observation";
 import { previewText, prepareToolInput, withConfirmField, type ToolInputKind } from "./tool-input";
-import { resolveToolPolicy, type ResolvedToolPolicy } from "./tool-policy";
+import { MAX_TIMER_MS, resolveToolPolicy, type ResolvedToolPolicy } from "./tool-policy";
 import {
   resolveToolExecutorOptions,
   type ResolvedToolExecutorOptions,
@@ -77,7 +78,6 @@ interface ToolState {
   readonly breaker: CircuitBreakerPolicy | undefined;
   readonly bulkhead: BulkheadPolicy | undefined;
   readonly timeout: TimeoutPolicy | undefined;
-  readonly retry: RetryPolicy | undefined;
   /** The original tool answers `[content, artifact]` (`responseFormat: "content_and_artifact"`). */
   readonly contentAndArtifact: boolean;
   /** A plain `DynamicTool`'s function, called directly (see {@link directFuncOf}). */
@@ -112,11 +112,22 @@ interface CallResult {
   readonly toolCalls?: number;
 }
 
+/** The state of one call's attempts, handed explicitly to the retry predicate of that call. */
 interface AttemptState {
   attempts: number;
   lastError: Error | undefined;
   readonly toolInput: unknown;
+  /** The caller's signal (its abort is a cancellation, not a failure). */
   readonly parentSignal: AbortSignal | undefined;
+  /** Settles when the tool's latest attempt has really ended (also after it was abandoned). */
+  previousAttempt: Promise<void> | undefined;
+}
+
+/** What the cache-scope function and the cache key see of the call's config and input. */
+interface CallFacts {
+  readonly configurable: Readonly<Record<string, unknown>> | undefined;
+  readonly metadata: Readonly<Record<string, unknown>> | undefined;
+  readonly sourceText: string | undefined;
 }
 
 /** A signal that never aborts, for calls made without one. */
@@ -213,8 +224,7 @@ export class ToolExecutor {
   private readonly trackedRuns = new Map<string, RunSlot>();
   private readonly slotKey: string;
   private warnedNoRun = false;
-  /** The call an error came from, so the shared retry policy can see its input and attempt count. */
-  private readonly callOfError = new WeakMap<Error, AttemptState>();
+  private readonly warnedUncached = new Set<string>();
 
   /**
    * @param options - see {@link ToolExecutorOptions}
@@ -287,7 +297,6 @@ export class ToolExecutor {
       bulkhead: policy.bulkhead === undefined ? undefined : createBulkhead(policy.bulkhead.maxConcurrent, policy.bulkhead.maxQueued),
       // abortOnReturn: false — aborting a finished call only costs a DOMException per call (~25 µs on Node 20).
       timeout: Number.isFinite(policy.timeoutMs) ? createTimeout(policy.timeoutMs, { strategy: TimeoutStrategy.Aggressive, abortOnReturn: false }) : undefined,
-      retry: this.createRetryPolicy(tool.name, policy),
       directFunc: kind === "string" && !this.options.forwardCallbacks ? directFuncOf(tool) : undefined,
       contentAndArtifact: (tool as { responseFormat?: string }).responseFormat === "content_and_artifact",
       store:
@@ -325,13 +334,15 @@ export class ToolExecutor {
     return breaker;
   }
 
-  private createRetryPolicy(toolName: string, policy: ResolvedToolPolicy): RetryPolicy | undefined {
+  /** The retry policy of one call (cheap: an object and a backoff), so it sees that call's state directly. */
+  private createRetryPolicy(toolName: string, policy: ResolvedToolPolicy, call: AttemptState, callSignal: AbortSignal | undefined): RetryPolicy | undefined {
     const retryOptions = policy.retry;
     if (retryOptions === undefined) return undefined;
     const retryPolicy = createRetry(
       handleWhen((error) => {
-        const call = this.callOfError.get(error);
-        if (call === undefined || call.parentSignal?.aborted === true) return false;
+        if (call.parentSignal?.aborted === true || callSignal?.aborted === true) return false;
+        // The timed-out attempt may still be running: only a tool declared idempotent may run again.
+        if (ToolTimeoutError.isInstance(error) && !policy.idempotent) return false;
         // Once this failure opened the circuit, another attempt would only wait out a backoff to be refused.
         if (CircuitOpenError.isInstance(error) || this.states.get(toolName)?.breaker?.state === CockatielCircuitState.Open) return false;
         if (retryOptions.retryOn !== undefined) {
@@ -487,7 +498,13 @@ export class ToolExecutor {
           // The original tool gets the caller's config minus its callbacks (one tool run per action),
           // or the wrapper's child callbacks when forwardCallbacks is on.
           const innerConfig: RunnableConfig = { ...config, runId: undefined, callbacks: this.options.forwardCallbacks ? runManager?.getChild() : undefined };
-          result = await this.executePrepared(state, prepared.toolInput, prepared.confirmed, run, innerConfig);
+          const facts: CallFacts = {
+            configurable: config.configurable,
+            // The stream() path hands a CallbackManager, whose inheritable metadata is the run's.
+            metadata: config.metadata ?? (runManager as { metadata?: Record<string, unknown> } | undefined)?.metadata,
+            sourceText: prepared.sourceText,
+          };
+          result = await this.executePrepared(state, prepared.toolInput, prepared.confirmed, run, innerConfig, facts);
         }
       } catch (unexpected) {
         const error = toError(unexpected);
@@ -516,6 +533,7 @@ export class ToolExecutor {
     confirmed: boolean,
     run: RunHandle,
     config: RunnableConfig,
+    facts: CallFacts,
   ): Promise<CallResult> {
     const { policy, name: toolName } = state;
     const context = { toolName, toolInput };
@@ -523,9 +541,11 @@ export class ToolExecutor {
     let cacheKey: string | undefined;
     if (policy.cache !== undefined && state.store !== undefined) {
       try {
-        cacheKey = `${toolName}:${policy.cache.key?.(toolInput, { toolName }) ?? normalizeToolInput(toolInput)}`;
+        const slot = cacheSlotOf(policy.cache, { toolName, toolInput, runId: run.runId, ...facts });
+        if ("key" in slot) cacheKey = slot.key;
+        else this.warnUncached(toolName, slot.uncached);
       } catch (keyError) {
-        this.log("warn", `cache.key threw for tool "${toolName}"; calling the tool without the cache.`, { toolName, error: toError(keyError) });
+        this.log("warn", `cache.key or cache.scope threw for tool "${toolName}"; calling the tool without the cache.`, { toolName, error: toError(keyError) });
       }
     }
     if (cacheKey !== undefined && policy.cache !== undefined && state.store !== undefined) {
@@ -583,7 +603,7 @@ export class ToolExecutor {
       idempotencyEntry = {};
       run.slot.idempotency.set(idempotencySlotKey, idempotencyEntry);
     }
-    const result = await this.runResilient(state, toolInput, config);
+    const result = await this.runResilient(state, toolInput, config, run);
     if (idempotencyEntry !== undefined && idempotencySlotKey !== undefined && run.slot !== undefined) {
       // The tool never started (circuit open, bulkhead full, cancelled while queued): a repeat is
       // not a duplicate, so forget the key. Once the tool started, a repeat is dropped even after a
@@ -611,23 +631,61 @@ export class ToolExecutor {
     return result;
   }
 
-  /** fallback(retry(breaker(bulkhead(timeout(call))))); the result counts the tool's starts. */
-  private async runResilient(state: ToolState, toolInput: unknown, config: RunnableConfig): Promise<CallResult> {
-    const attemptState: AttemptState = { attempts: 0, lastError: undefined, toolInput, parentSignal: config.signal };
-    const result = await this.runResilientWith(state, toolInput, config, attemptState);
+  /**
+   * fallback(deadline(retry(breaker(bulkhead(timeout(call)))))); the result counts the tool's
+   * starts. The deadline is the call's `deadlineMs`, cut to the run's remaining time budget.
+   */
+  private async runResilient(state: ToolState, toolInput: unknown, config: RunnableConfig, run: RunHandle): Promise<CallResult> {
+    const attemptState: AttemptState = { attempts: 0, lastError: undefined, toolInput, parentSignal: config.signal, previousAttempt: undefined };
+    const deadlineAtMs = run.context?.deadlineAtMs;
+    const runRemainingMs = deadlineAtMs === undefined ? Number.POSITIVE_INFINITY : deadlineAtMs - this.options.now();
+    if (runRemainingMs <= 0) {
+      // The run's time is up: the tool is not started at all.
+      const error = new ToolTimeoutError({ toolName: state.name, timeoutMs: 0, deadline: "run" });
+      return { ...this.failure(state, error, 0), toolCalls: 0 };
+    }
+    const result = await this.runResilientWith(state, toolInput, config, attemptState, runRemainingMs, run);
     return { ...result, toolCalls: attemptState.attempts };
   }
 
-  private async runResilientWith(state: ToolState, toolInput: unknown, config: RunnableConfig, attemptState: AttemptState): Promise<CallResult> {
+  private async runResilientWith(
+    state: ToolState,
+    toolInput: unknown,
+    config: RunnableConfig,
+    attemptState: AttemptState,
+    runRemainingMs: number,
+    run: RunHandle,
+  ): Promise<CallResult> {
     const { policy, name: toolName } = state;
     const parentSignal = config.signal;
+    const byRun = runRemainingMs < policy.deadlineMs;
+    const budgetMs = Math.min(policy.deadlineMs, runRemainingMs, MAX_TIMER_MS);
+    const deadline = Number.isFinite(budgetMs) ? new AbortController() : undefined;
+    const callSignal = deadline === undefined ? parentSignal : parentSignal === undefined ? deadline.signal : AbortSignal.any([parentSignal, deadline.signal]);
+    const retry = this.createRetryPolicy(toolName, policy, attemptState, callSignal);
 
     /** `inFlight.call` receives the tool's own promise, which may outlive an abandoned attempt. */
     const timed = async (signal: AbortSignal, inFlight?: { call?: Promise<unknown> }): Promise<unknown> => {
+      // Two attempts of one call never run at once: a retry waits until the abandoned attempt has
+      // really ended (bounded by the call's deadline, which answers the caller on its own).
+      if (attemptState.previousAttempt !== undefined) {
+        // Without any call deadline, the wait is bounded by one attempt's timeout instead.
+        const waitMs = deadline === undefined && Number.isFinite(policy.timeoutMs) ? policy.timeoutMs : Number.POSITIVE_INFINITY;
+        const settled = await untilSettledOrAborted(attemptState.previousAttempt, signal, waitMs);
+        if (!settled && !signal.aborted) {
+          throw new ToolTimeoutError({ toolName, timeoutMs: policy.timeoutMs, message: `Tool "${toolName}" was not retried: its abandoned attempt was still running ${policy.timeoutMs} ms later.` });
+        }
+      }
+      if (signal.aborted) throw new TaskCancelledError();
       attemptState.attempts += 1;
-      if (state.timeout === undefined) return this.callOriginal(state, toolInput, signal, config);
+      const track = (call: Promise<unknown>): Promise<unknown> => {
+        attemptState.previousAttempt = call.then(ignore, ignore);
+        if (inFlight !== undefined) inFlight.call = call;
+        return call;
+      };
+      if (state.timeout === undefined) return track(this.callOriginal(state, toolInput, signal, config));
       try {
-        // Without a caller signal nothing upstream can abort, so skip cockatiel's parent-signal listener.
+        // Without any upstream signal nothing can abort, so skip cockatiel's parent-signal listener.
         return await state.timeout.execute(
           ({ signal: attemptSignal }) => {
             // cockatiel's fresh per-attempt signal, aborted by us at the deadline: the tool's abort
@@ -635,14 +693,12 @@ export class ToolExecutor {
             guardAbortListeners(attemptSignal, (listenerError) =>
               this.log("warn", `An abort listener of tool "${toolName}" threw; ignored.`, { toolName, error: toError(listenerError) }),
             );
-            const call = this.callOriginal(state, toolInput, attemptSignal, config);
-            if (inFlight !== undefined) inFlight.call = call;
-            return call;
+            return track(this.callOriginal(state, toolInput, attemptSignal, config));
           },
-          parentSignal === undefined ? undefined : signal,
+          callSignal === undefined ? undefined : signal,
         );
       } catch (error) {
-        if (error instanceof TaskCancelledError && parentSignal?.aborted !== true) {
+        if (error instanceof TaskCancelledError && parentSignal?.aborted !== true && deadline?.signal.aborted !== true) {
           throw new ToolTimeoutError({ toolName, timeoutMs: policy.timeoutMs, cause: error });
         }
         throw error;
@@ -717,18 +773,33 @@ export class ToolExecutor {
         return await guarded(signal);
       } catch (thrown) {
         const error = isKnownFailure(thrown) ? (thrown as Error) : new ToolExecutionError({ toolName, cause: toError(thrown) });
-        attemptState.lastError = error;
-        this.callOfError.set(error, attemptState);
+        // An attempt cut by the call's deadline is reported by the deadline itself.
+        if (deadline?.signal.aborted !== true) attemptState.lastError = error;
         throw error;
       }
     };
-    const retried = async (signal: AbortSignal): Promise<unknown> =>
-      state.retry === undefined ? attempt(signal) : state.retry.execute(({ signal: inner }) => attempt(inner), signal);
+    const retried = (signal: AbortSignal): Promise<unknown> => (retry === undefined ? attempt(signal) : retry.execute(({ signal: inner }) => attempt(inner), signal));
+    /** Ends the call at its deadline, whatever the attempts are doing (they are aborted and left to settle). */
+    const bounded = (signal: AbortSignal): Promise<unknown> => {
+      if (deadline === undefined) return retried(signal);
+      const work = retried(callSignal ?? signal);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const expired = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => {
+          const error = new ToolTimeoutError({ toolName, timeoutMs: budgetMs, deadline: byRun ? "run" : "call" });
+          attemptState.lastError = error;
+          reject(error);
+          deadline.abort(error);
+        }, budgetMs);
+      });
+      work.catch(ignore);
+      return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+    };
 
     const neverAborted = parentSignal ?? NEVER_ABORTED;
     if (policy.fallback === undefined) {
       try {
-        const value = await retried(neverAborted);
+        const value = await bounded(neverAborted);
         return this.success(state, toolInput, value);
       } catch (thrown) {
         return this.failure(state, attemptState.lastError ?? toError(thrown), attemptState.attempts);
@@ -741,13 +812,13 @@ export class ToolExecutor {
     );
     let value: unknown;
     try {
-      value = await fallbackPolicy.execute(() => retried(neverAborted));
+      value = await fallbackPolicy.execute(() => bounded(neverAborted));
     } catch (thrown) {
       return this.failure(state, attemptState.lastError ?? toError(thrown), attemptState.attempts);
     }
     if (value !== FALLBACK_SIGNAL) return this.success(state, toolInput, value);
     const cause = attemptState.lastError ?? new ToolExecutionError({ toolName, cause: new Error("unknown failure") });
-    return this.runFallback(state, policy.fallback, toolInput, cause, attemptState.attempts, config);
+    return this.runFallback(state, policy.fallback, toolInput, cause, attemptState.attempts, config, run);
   }
 
   private async runFallback(
@@ -757,6 +828,7 @@ export class ToolExecutor {
     cause: Error,
     attempts: number,
     config: RunnableConfig,
+    run: RunHandle,
   ): Promise<CallResult> {
     const toolName = state.name;
     const context = { toolName, toolInput };
@@ -781,7 +853,7 @@ export class ToolExecutor {
         this.log("error", error.message, { toolName, error });
         return this.failure(state, cause, attempts);
       }
-      const backupResult = await this.runResilientWithoutFallback(backup, toolInput, config);
+      const backupResult = await this.runResilientWithoutFallback(backup, toolInput, config, run);
       if (backupResult.outcome !== "success") {
         return { observation: MODEL_MESSAGES.fallbackToolFailed(toolName, backup.name), outcome: outcomeOf(cause), error: cause };
       }
@@ -797,9 +869,9 @@ export class ToolExecutor {
     }
   }
 
-  private async runResilientWithoutFallback(state: ToolState, toolInput: unknown, config: RunnableConfig): Promise<CallResult> {
+  private async runResilientWithoutFallback(state: ToolState, toolInput: unknown, config: RunnableConfig, run: RunHandle): Promise<CallResult> {
     const withoutFallback: ToolState = { ...state, policy: { ...state.policy, fallback: undefined } };
-    return this.runResilient(withoutFallback, toolInput, config);
+    return this.runResilient(withoutFallback, toolInput, config, run);
   }
 
   private success(state: ToolState, toolInput: unknown, value: unknown): CallResult {
@@ -893,22 +965,15 @@ export class ToolExecutor {
 
   /** Finds the run of a call: a registered run in the store, else the tool run's parent run. */
   private findRun(runManager: CallbackManagerForToolRun | undefined, config: RunnableConfig): RunHandle {
-    const ids = [...runIdsFrom(runManager), ...runIdsFrom(config)];
-    const store = this.options.runContext;
-    if (store !== undefined) {
-      for (const id of ids) {
-        const context = store.contextOf(id);
-        if (context !== undefined) {
-          let slot = context.slots.get(this.slotKey) as RunSlot | undefined;
-          if (slot === undefined) {
-            slot = { callCounts: new Map(), idempotency: new Map() };
-            context.slots.set(this.slotKey, slot);
-          }
-          return { runId: context.runId, context, slot };
-        }
+    const { runId: parentRunId, context } = identifyRun(runManager, config, this.options.runContext);
+    if (context !== undefined) {
+      let slot = context.slots.get(this.slotKey) as RunSlot | undefined;
+      if (slot === undefined) {
+        slot = { callCounts: new Map(), idempotency: new Map() };
+        context.slots.set(this.slotKey, slot);
       }
+      return { runId: context.runId, context, slot };
     }
-    const parentRunId = runManager?.parentRunId ?? ids[1];
     if (parentRunId === undefined) return { runId: undefined, context: undefined, slot: undefined };
     let slot = this.trackedRuns.get(parentRunId);
     if (slot === undefined) {
@@ -928,6 +993,12 @@ export class ToolExecutor {
     if (notes === undefined || notes.length === 0) return undefined;
     const drained = notes.splice(0, notes.length).filter((note) => typeof note === "string" && note.trim() !== "");
     return drained.length === 0 ? undefined : drained.join("\n");
+  }
+
+  private warnUncached(toolName: string, reason: string): void {
+    if (this.warnedUncached.has(toolName)) return;
+    this.warnedUncached.add(toolName);
+    this.log("warn", `Tool "${toolName}" has a cache but this call is not cached: ${reason}. (Logged once per tool.)`, { toolName });
   }
 
   private warnNoRun(toolName: string, feature: string): void {
@@ -956,7 +1027,27 @@ export class ToolExecutor {
 }
 
 function ignore(): void {
-  // Settlement of an abandoned call is awaited only to free its bulkhead slot.
+  // Settlement of an abandoned call is awaited only to free its bulkhead slot or let a retry start.
+}
+
+/**
+ * Resolves `true` when `settled` settles, `false` when `signal` aborts or `maxWaitMs` passes
+ * first; leaves no listener or timer behind.
+ */
+function untilSettledOrAborted(settled: Promise<void>, signal: AbortSignal, maxWaitMs: number): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise<boolean>((resolve) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const finish = (value: boolean): void => {
+      signal.removeEventListener("abort", onAbort);
+      if (timer !== undefined) clearTimeout(timer);
+      resolve(value);
+    };
+    const onAbort = (): void => finish(false);
+    signal.addEventListener("abort", onAbort, { once: true });
+    if (Number.isFinite(maxWaitMs)) timer = setTimeout(() => finish(false), Math.min(maxWaitMs, MAX_TIMER_MS));
+    void settled.then(() => finish(true));
+  });
 }
 
 function generatorOf(jitter: string): IExponentialBackoffOptions<unknown>["generator"] {

@@ -30,6 +30,11 @@ export interface ToolInputTarget {
 export interface PreparedToolInput {
   readonly toolInput: unknown;
   readonly confirmed: boolean;
+  /**
+   * The JSON text an object input was parsed from, when no hook (`validate`, `sanitize`) or
+   * confirmation rewrote it: the cache key keeps its number literals as written.
+   */
+  readonly sourceText?: string;
 }
 
 /** A rejected input: field-level issues and the observation for the model. */
@@ -102,6 +107,7 @@ rawInput: unknown,
 const { policy, toolName } = target;
   let toolInput: unknown;
   let confirmed = false;
+  let sourceText: string | undefined;
   if (target.kind === "string") {
     if (typeof rawInput === "string") toolInput = rawInput;
     else if (rawInput === undefined || rawInput === null) toolInput = "";
@@ -122,6 +128,7 @@ const { policy, toolName } = target;
       const text = stripCodeFence(value);
       try {
         value = JSON.parse(text);
+        sourceText = text;
       } catch {
         const expected = describeSchemaFields(target.schema) ?? "see the tool description";
         return { issues: [{ path: "", message: "input is not JSON" }], observation: MODEL_MESSAGES.notJson(toolName, expected) };
@@ -137,6 +144,7 @@ const { policy, toolName } = target;
       if ("confirm" in value) {
         const { confirm: _confirm, ...rest } = value;
         value = rest;
+        sourceText = undefined;
       }
     }
     if (isInteropZodSchema(target.schema)) {
@@ -157,7 +165,8 @@ const { policy, toolName } = target;
     toolInput = parsed.data;
   }
   if (policy.sanitize !== undefined) toolInput = await policy.sanitize(toolInput, { toolName });
-  return { toolInput, confirmed };
+  const unchanged = sourceText !== undefined && policy.validate === undefined && policy.sanitize === undefined;
+  return unchanged ? { toolInput, confirmed, sourceText } : { toolInput, confirmed };
 }
 
 /** Adds an optional `confirm: boolean` to an object schema (zod v3, zod v4 or JSON schema). */

@@ -37,8 +37,9 @@ export interface RetryOptions {
   jitter: RetryJitter;
   /**
    * Decides whether a failure is retried. Replaces the default classification
-   * (`isRetryableError`: timeouts, network errors, HTTP 429 and 5xx). Never consulted for
-   * tools that are not idempotent (they are not retried).
+   * (`isRetryableError`: network errors, HTTP 429 and 5xx, and timeouts of idempotent tools).
+   * Never consulted for a timeout of a tool that is not declared `idempotent` (the abandoned
+   * attempt may still be running), nor for `sideEffects` tools that are not declared idempotent.
    * @default isRetryableError
    */
   retryOn?: (error: Error, context: ToolCallContext & { attempt: number }) => boolean;
@@ -59,6 +60,22 @@ export interface CircuitBreakerOptions {
   halfOpenAfterMs: number;
 }
 
+/** What a cache `scope` function learns about the call (see {@link CacheOptions.scope}). */
+export interface CacheScopeContext extends ToolCallContext {
+  /** `config.configurable` of the call (the `invoke()` path hands it to tools; `stream()` does not). */
+  readonly configurable: Readonly<Record<string, unknown>> | undefined;
+  /** `config.metadata` of the call (inheritable metadata; also reaches tools on `stream()` with callbacks). */
+  readonly metadata: Readonly<Record<string, unknown>> | undefined;
+}
+
+/**
+ * Who may be served an entry: `"run"` (only the run that stored it), `"global"` (every caller of
+ * this store: every user, every run) or a function returning a scope key, e.g.
+ * `(context) => context.configurable?.user_id`. A function that returns anything but a non-empty
+ * string, or throws, makes the call uncached (fail safe).
+ */
+export type CacheScope = "run" | "global" | ((context: CacheScopeContext) => string | undefined);
+
 /** Result cache. Failures are never cached. */
 export interface CacheOptions {
   /**
@@ -72,8 +89,18 @@ export interface CacheOptions {
    */
   maxEntries: number;
   /**
-   * Cache key of a call. The tool name is always prefixed.
-   * @default normalizeToolInput(toolInput) from `@reins/core`
+   * Who may be served a cached result. `"run"` keeps entries to the run that stored them, so one
+   * user's result is never served to another; a call whose run cannot be told (the classic
+   * `stream()` path without callbacks, `invoke()` without callbacks) is not cached. `"global"`
+   * shares entries between every run and every user of the store: use it only for tools whose
+   * answer does not depend on who asks.
+   * @default "run"
+   */
+  scope: CacheScope;
+  /**
+   * Cache key of a call. The tool name and the scope are always prefixed.
+   * @default the exact input: a string as written; an object canonicalised (keys sorted, number
+   * literals kept as written when the input arrived as JSON text)
    */
   key?: (toolInput: unknown, context: { toolName: string }) => string;
   /**
@@ -148,10 +175,20 @@ export interface ToolPolicy {
   /**
    * Deadline of one attempt, in milliseconds. The tool gets an `AbortSignal` (`config.signal`)
    * that aborts at the deadline; the call is abandoned then even if the tool ignores it.
-   * At most {@link MAX_TIMER_MS}; `Infinity` means no deadline.
+   * At most {@link MAX_TIMER_MS}; `Infinity` means no per-attempt deadline (`deadlineMs` and the
+   * run's time budget still apply).
    * @default 30000
    */
   timeoutMs?: number;
+  /**
+   * Deadline of the whole call, in milliseconds: every attempt, every backoff delay and the wait
+   * for an abandoned attempt together (Polly's outer timeout). When the run has a time budget
+   * (`RunContext.deadlineAtMs`, set by `LoopControlHandler`'s `maxDurationMs`), the call also
+   * ends when the run's time is up. At most {@link MAX_TIMER_MS}; `Infinity` leaves only the run's
+   * budget.
+   * @default 30000
+   */
+  deadlineMs?: number;
   /** Retry of retryable failures; `false` disables. @default see {@link RetryOptions} */
   retry?: Partial<RetryOptions> | false;
   /** Circuit breaker; `false` disables. @default see {@link CircuitBreakerOptions} */
@@ -171,8 +208,11 @@ export interface ToolPolicy {
    */
   sideEffects?: boolean;
   /**
-   * Whether calling twice is safe; tools that are not idempotent are never retried.
-   * @default !sideEffects
+   * Whether running the same call twice is safe. Only an idempotent tool is retried after a
+   * timeout (a timed-out attempt may still be running; the retry waits until it has settled, so
+   * two attempts of one call never run at once). Failures whose attempt has ended (HTTP 5xx, 429,
+   * network errors) are retried for every tool except `sideEffects` tools not declared idempotent.
+   * @default false
    */
   idempotent?: boolean;
   /**
@@ -220,6 +260,7 @@ export interface ToolPolicy {
 /** A tool's policy with every default applied and validated. Sections that are off are `undefined`. */
 export interface ResolvedToolPolicy {
   readonly timeoutMs: number;
+  readonly deadlineMs: number;
   readonly retry: Readonly<RetryOptions> | undefined;
   readonly circuitBreaker: Readonly<CircuitBreakerOptions> | undefined;
   readonly fallback: ToolFallback | undefined;
@@ -252,9 +293,10 @@ export const DEFAULT_CIRCUIT_BREAKER_OPTIONS: Readonly<CircuitBreakerOptions> = 
 });
 
 /** Defaults of the cache when turned on. */
-export const DEFAULT_CACHE_OPTIONS: Readonly<Pick<CacheOptions, "ttlMs" | "maxEntries">> = Object.freeze({
+export const DEFAULT_CACHE_OPTIONS: Readonly<Pick<CacheOptions, "ttlMs" | "maxEntries" | "scope">> = Object.freeze({
   ttlMs: 60_000,
   maxEntries: 500,
+  scope: "run" as CacheScope,
 });
 
 /** Defaults of the bulkhead when turned on. */
@@ -265,13 +307,16 @@ export const DEFAULT_BULKHEAD_OPTIONS: Readonly<BulkheadOptions> = Object.freeze
 });
 
 /**
- * The policy every tool gets when neither `defaults` nor `policies` say otherwise: 30 s timeout,
- * 3 attempts with decorrelated-jitter backoff (250 ms base, 4 s cap), a breaker opening after 5
- * consecutive failures for 30 s, built-in result checks on; no cache, no fallback, no bulkhead,
- * no call cap, no side effects.
+ * The policy every tool gets when neither `defaults` nor `policies` say otherwise: 30 s per
+ * attempt and 30 s for the whole call, 3 attempts with decorrelated-jitter backoff (250 ms base,
+ * 4 s cap) for failures whose attempt has ended, no retry after a timeout (tools are not
+ * idempotent unless declared), a breaker opening after 5 consecutive failures for 30 s, built-in
+ * result checks on; no cache, no fallback, no bulkhead, no call cap, no side effects.
  */
 export const DEFAULT_TOOL_POLICY: Readonly<ToolPolicy> = Object.freeze({
   timeoutMs: 30_000,
+  deadlineMs: 30_000,
+  idempotent: false,
   retry: DEFAULT_RETRY_OPTIONS,
   circuitBreaker: DEFAULT_CIRCUIT_BREAKER_OPTIONS,
   fallback: false,
@@ -336,6 +381,7 @@ export function mergeToolPolicies(base: Readonly<ToolPolicy>, override: Readonly
 
 const POLICY_KEYS = new Set([
   "timeoutMs",
+  "deadlineMs",
   "retry",
   "circuitBreaker",
   "fallback",
@@ -388,7 +434,8 @@ export function resolveToolPolicy(
   const timeoutMs = checkNumber(`${field}.timeoutMs`, policy.timeoutMs, { min: 1, max: MAX_TIMER_MS, allowInfinity: true });
   const sideEffects = policy.sideEffects ?? false;
   if (typeof sideEffects !== "boolean") fail(`${field}.sideEffects`, sideEffects, "must be a boolean");
-  const idempotent = policy.idempotent ?? !sideEffects;
+  const deadlineMs = checkNumber(`${field}.deadlineMs`, policy.deadlineMs, { min: 1, max: MAX_TIMER_MS, allowInfinity: true });
+  const idempotent = policy.idempotent ?? false;
   if (typeof idempotent !== "boolean") fail(`${field}.idempotent`, idempotent, "must be a boolean");
 
   let retry: RetryOptions | undefined;
@@ -405,7 +452,8 @@ export function resolveToolPolicy(
     };
     if (!["decorrelated", "full", "none"].includes(retry.jitter)) fail(`${field}.retry.jitter`, retry.jitter, 'must be "decorrelated", "full" or "none"');
     if (retry.maxDelayMs < retry.initialDelayMs) fail(`${field}.retry.maxDelayMs`, retry.maxDelayMs, "must be >= retry.initialDelayMs");
-    if (!idempotent || retry.maxAttempts === 1) retry = undefined;
+    // A side-effect call may have happened even when it failed: retry it only when declared safe.
+    if ((sideEffects && !idempotent) || retry.maxAttempts === 1) retry = undefined;
   }
 
   let circuitBreaker: CircuitBreakerOptions | undefined;
@@ -435,11 +483,15 @@ export function resolveToolPolicy(
   if (policy.cache !== false && policy.cache !== undefined) {
     const given = policy.cache === true ? {} : policy.cache;
     if (!isPlainObject(given)) fail(`${field}.cache`, given, "must be an object, true or false");
-    checkKeys(`${field}.cache`, given, ["ttlMs", "maxEntries", "key", "cacheable", "store"]);
+    checkKeys(`${field}.cache`, given, ["ttlMs", "maxEntries", "scope", "key", "cacheable", "store"]);
     const merged = { ...DEFAULT_CACHE_OPTIONS, ...given };
+    if (merged.scope !== "run" && merged.scope !== "global" && typeof merged.scope !== "function") {
+      fail(`${field}.cache.scope`, merged.scope, 'must be "run", "global" or a function (context) => string');
+    }
     cache = {
       ttlMs: checkNumber(`${field}.cache.ttlMs`, merged.ttlMs, { min: 1 }),
       maxEntries: checkNumber(`${field}.cache.maxEntries`, merged.maxEntries, { min: 1, integer: true }),
+      scope: merged.scope,
       key: checkFunction(`${field}.cache.key`, merged.key),
       cacheable: checkFunction(`${field}.cache.cacheable`, merged.cacheable),
       store: merged.store,
@@ -499,6 +551,7 @@ export function resolveToolPolicy(
 
   return Object.freeze({
     timeoutMs,
+    deadlineMs,
     retry,
     circuitBreaker,
     fallback,
