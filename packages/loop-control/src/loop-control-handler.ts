@@ -483,8 +483,10 @@ export class LoopControlHandler extends BaseCallbackHandler {
       this.finishTool(found.state, step);
       if (step.action.tool !== EXCEPTION_TOOL_NAME) this.emit({ type: "step", runId: found.state.runId, step: "observation" });
       this.audit(found.state, step);
-      this.publishDeferredStop(found.state, found.context);
+      // Budgets first: the step has run, so a budget it used up is published now, before the
+      // model plans again (a tool cut by the run's time budget must end the run).
       this.checkBudgets(found.state, found.context);
+      this.publishDeferredStop(found.state, found.context);
     });
   }
 
