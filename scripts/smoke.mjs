@@ -32,6 +32,7 @@ const MAIN_EXPORTS = {
   "@reins/tool-executor": ["ToolExecutor"],
   "@reins/loop-control": ["LoopControlHandler"],
   "@reins/react-agent": ["createReactAgent"],
+  "@reins/redis-store": ["RedisResultStore"],
 };
 
 // One body, two module systems: `load(name)` is `require` in the CJS project and `import()` in

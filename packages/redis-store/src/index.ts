@@ -1,0 +1,8 @@
+export {
+  DEFAULT_REDIS_RESULT_STORE_OPTIONS,
+  RedisResultStore,
+  type RedisClientLike,
+  type RedisResultStoreLogger,
+  type RedisResultStoreOptions,
+} from "./redis-result-store";
+export { RedisStoreError, RedisStoreOperationError, RedisStoreOptionsError } from "./errors";
