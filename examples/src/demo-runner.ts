@@ -168,7 +168,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
   const results: ScenarioResult[] = [];
   // A fleet's shared cache: with REDIS_URL set, cacheable tool results live in Redis.
   const redisUrl = process.env.REDIS_URL;
-  const resultStore = redisUrl === undefined || redisUrl === "" ? undefined : new RedisResultStore({ url: redisUrl, logger: { warn: (message) => write(`[redis] ${message}\n`) } });
+  const resultStore = redisUrl === undefined || redisUrl === "" ? undefined : new RedisResultStore({ url: redisUrl, onError: (error) => write(`[redis] ${error.message} The call ran uncached.\n`) });
   try {
     if (resultStore !== undefined) write(`Tool results are cached in Redis at ${redisUrl} (RedisResultStore).\n`);
     forecastService = await startFlakyForecastService();

@@ -188,6 +188,7 @@ export interface AgentMetrics extends ReinsEventRecorder {
   readonly toolCallsTotal: Counter<"tool" | "outcome">;
   readonly toolDurationSeconds: Histogram<"tool">;
   readonly toolRetriesTotal: Counter<"tool">;
+  readonly toolCacheErrorsTotal: Counter<"tool" | "operation">;
   readonly circuitState: Gauge<"tool">;
   readonly parsingErrorsTotal: Counter<"reason">;
   readonly parserRepairsTotal: Counter<"repair">;
@@ -356,6 +357,7 @@ function buildAgentMetrics(options: ResolvedAgentMetricsOptions): AgentMetrics {
   const toolCallsTotal = instrument<Counter<"tool" | "outcome">>(catalog.toolCallsTotal);
   const toolDurationSeconds = instrument<Histogram<"tool">>(catalog.toolDurationSeconds);
   const toolRetriesTotal = instrument<Counter<"tool">>(catalog.toolRetriesTotal);
+  const toolCacheErrorsTotal = instrument<Counter<"tool" | "operation">>(catalog.toolCacheErrorsTotal);
   const circuitState = instrument<Gauge<"tool">>(catalog.circuitState);
   const parsingErrorsTotal = instrument<Counter<"reason">>(catalog.parsingErrorsTotal);
   const parserRepairsTotal = instrument<Counter<"repair">>(catalog.parserRepairsTotal);
@@ -423,6 +425,9 @@ function buildAgentMetrics(options: ResolvedAgentMetricsOptions): AgentMetrics {
       case "tool_retry":
         toolRetriesTotal.inc({ tool: toolLabel(event.toolName) });
         return;
+      case "tool_cache_error":
+        toolCacheErrorsTotal.inc({ tool: toolLabel(event.toolName), operation: event.operation === "set" ? "set" : "get" });
+        return;
       case "circuit_state": {
         const value = CIRCUIT_STATE_VALUE[event.state];
         if (value !== undefined) circuitState.set({ tool: toolLabel(event.toolName) }, value);
@@ -482,6 +487,7 @@ function buildAgentMetrics(options: ResolvedAgentMetricsOptions): AgentMetrics {
     toolCallsTotal,
     toolDurationSeconds,
     toolRetriesTotal,
+    toolCacheErrorsTotal,
     circuitState,
     parsingErrorsTotal,
     parserRepairsTotal,

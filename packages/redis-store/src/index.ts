@@ -2,7 +2,6 @@ export {
   DEFAULT_REDIS_RESULT_STORE_OPTIONS,
   RedisResultStore,
   type RedisClientLike,
-  type RedisResultStoreLogger,
   type RedisResultStoreOptions,
 } from "./redis-result-store";
 export { RedisStoreError, RedisStoreOperationError, RedisStoreOptionsError } from "./errors";

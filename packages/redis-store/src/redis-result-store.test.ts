@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { DynamicTool } from "@langchain/core/tools";
+import { createAgentMetrics } from "@reins/metrics";
 import { describeRequiring } from "@reins/testing";
+import { Registry } from "prom-client";
 import { ToolExecutor, type ToolExecutorOptions } from "@reins/tool-executor";
 import { Redis } from "ioredis";
 import { RedisResultStore, RedisStoreOperationError, RedisStoreOptionsError, type RedisClientLike } from "./index";
@@ -78,18 +80,20 @@ describe("RedisResultStore", () => {
   });
 
   describe("with a Redis that never answers", () => {
-    it("answers a miss after operationTimeoutMs, counts and reports the failure, and never throws", async () => {
+    it("fails each operation after operationTimeoutMs with a typed error, counts and reports it, and leaves no timer", async () => {
       jest.useFakeTimers();
       try {
         const errors: RedisStoreOperationError[] = [];
         const hung: RedisClientLike = { get: () => new Promise(() => undefined), set: () => new Promise(() => undefined), del: () => new Promise(() => undefined) };
         const store = new RedisResultStore({ client: hung, operationTimeoutMs: 100, onError: (error) => errors.push(error) });
         const pending = store.get("k");
+        const gotten = expect(pending).rejects.toThrow(/^Redis get failed: no answer within 100 ms\.$/);
         await jest.advanceTimersByTimeAsync(100);
-        await expect(pending).resolves.toBeUndefined();
+        await gotten;
         const setting = store.set("k", { value: 1, storedAtMs: 0 }, 1000);
+        const set = expect(setting).rejects.toBeInstanceOf(RedisStoreOperationError);
         await jest.advanceTimersByTimeAsync(100);
-        await expect(setting).resolves.toBeUndefined();
+        await set;
         expect(store.failures).toEqual({ get: 1, set: 1, delete: 0 });
         expect(errors.map((error) => [error.operation, RedisStoreOperationError.isInstance(error)])).toEqual([
           ["get", true],
@@ -165,11 +169,12 @@ describeRequiring([{ program: "redis-server" }], "RedisResultStore against a rea
   });
 
   describe("when Redis stops mid-run", () => {
-    it("runs the calls as if uncached, logs and counts each failure, and never throws into the agent", async () => {
+    it("runs the calls as if uncached, logs and counts each failure in the metrics, and never throws into the agent", async () => {
       const orders = ordersTool();
       const warnings: string[] = [];
-      const store = newStore({ logger: { warn: (message) => warnings.push(message) } });
-      const [wrapped] = executorOn(store).wrap([orders.tool]);
+      const metrics = createAgentMetrics({ registry: new Registry() });
+      const store = newStore();
+      const [wrapped] = executorOn(store, 60_000, { metrics, logger: { warn: (message) => warnings.push(message) } }).wrap([orders.tool]);
       const alice = { metadata: { user_id: "alice" } };
       await wrapped.invoke("recent", alice);
       expect(await wrapped.invoke("recent", alice)).toBe("orders of alice (recent)");
@@ -180,7 +185,10 @@ describeRequiring([{ program: "redis-server" }], "RedisResultStore against a rea
       expect(orders.calls).toHaveLength(3);
       expect(store.failures.get).toBe(2);
       expect(store.failures.set).toBe(2);
-      expect(warnings.filter((message) => message.startsWith("Redis get failed"))).toHaveLength(2);
+      expect(warnings.filter((message) => message.startsWith('Cache store failed on get for tool "my_orders"'))).toHaveLength(2);
+      const exposition = await metrics.registry.metrics();
+      expect(exposition).toMatch(/react_agent_tool_cache_errors_total\{tool="my_orders",operation="get"\} 2/);
+      expect(exposition).toMatch(/react_agent_tool_cache_errors_total\{tool="my_orders",operation="set"\} 2/);
     });
   });
 

@@ -13,11 +13,6 @@ export interface RedisClientLike {
   quit?(): Promise<unknown>;
 }
 
-/** Where the store reports an operation that failed or ran out of time (the call then runs uncached). */
-export interface RedisResultStoreLogger {
-  warn?(message: string, fields?: Record<string, unknown>): void;
-}
-
 /** Options of {@link RedisResultStore}. */
 export interface RedisResultStoreOptions {
   /** A client the app owns (ioredis `Redis` or `Cluster`). @default a new `Redis` on `url` */
@@ -40,11 +35,9 @@ export interface RedisResultStoreOptions {
    * @default 250
    */
   operationTimeoutMs?: number;
-  /** Operator diagnostics: one `warn` per failed operation. @default no logging */
-  logger?: RedisResultStoreLogger;
   /**
-   * Called with every failed operation (count it in your metrics; `@reins/metrics` users pass
-   * nothing: the failures are also counted in {@link RedisResultStore.failures}).
+   * Called with every failed operation, before it is thrown (the failures are also counted in
+   * {@link RedisResultStore.failures}; the ToolExecutor logs them and emits `tool_cache_error`).
    * @default undefined
    */
   onError?: (error: RedisStoreOperationError) => void;
@@ -61,10 +54,12 @@ export const DEFAULT_REDIS_RESULT_STORE_OPTIONS = Object.freeze({
  * A {@link ToolResultStore} on Redis (ioredis), so every agent process of a fleet shares the tool
  * results its `cache.scope` allows: entries expire with Redis' own `PX` TTL, every key carries the
  * prefix and the executor's scope (run, user, or global). Redis being down or slow never reaches
- * the agent: each operation is bounded by `operationTimeoutMs`; a failed `get` is a miss and a
- * failed `set` is dropped, logged, counted in {@link RedisResultStore.failures} and passed to
- * `onError`. Values are stored as JSON, so a tool result must be JSON-serialisable to be cached (one
- * that is not is logged and left uncached).
+ * the agent: each operation is bounded by `operationTimeoutMs` and fails with a
+ * `RedisStoreOperationError` (counted in {@link RedisResultStore.failures}, passed to `onError`),
+ * which the ToolExecutor treats as a miss (`get`) or a dropped entry (`set`): the call runs as if
+ * uncached, the failure is logged and emitted as a `tool_cache_error` event
+ * (`tool_cache_errors_total` in `@reins/metrics`). Values are stored as JSON, so a tool result must
+ * be JSON-serialisable to be cached.
  *
  * Why ioredis: it bounds each command itself (`commandTimeout`), can refuse commands while
  * disconnected instead of queueing them (`enableOfflineQueue: false`), ships its own types and a
@@ -89,7 +84,6 @@ export class RedisResultStore implements ToolResultStore {
   private readonly ownsClient: boolean;
   private readonly keyPrefix: string;
   private readonly operationTimeoutMs: number;
-  private readonly logger: RedisResultStoreLogger;
   private readonly onError: ((error: RedisStoreOperationError) => void) | undefined;
   private connecting: Promise<void> | undefined;
 
@@ -111,7 +105,6 @@ export class RedisResultStore implements ToolResultStore {
     }
     this.keyPrefix = keyPrefix;
     this.operationTimeoutMs = operationTimeoutMs;
-    this.logger = options.logger ?? {};
     this.onError = options.onError;
     this.ownsClient = options.client === undefined;
     this.client =
@@ -127,32 +120,41 @@ export class RedisResultStore implements ToolResultStore {
     (this.client as { on?: (event: string, listener: (error: unknown) => void) => void }).on?.("error", () => undefined);
   }
 
-  /** The cached entry under `key`, or `undefined` (absent, expired, unreadable, or Redis unavailable). */
+  /**
+   * The cached entry under `key`, or `undefined` when absent or expired.
+   * @throws {RedisStoreOperationError} when Redis fails, does not answer within `operationTimeoutMs`, or holds an unreadable entry
+   */
   async get(key: string): Promise<CachedToolResult | undefined> {
     const text = await this.run("get", key, () => this.client.get(this.keyPrefix + key));
-    if (typeof text !== "string") return undefined;
+    if (text === null) return undefined;
+    let entry: unknown;
     try {
-      const entry = JSON.parse(text) as CachedToolResult;
-      return typeof entry === "object" && entry !== null && "value" in entry && typeof entry.storedAtMs === "number" ? entry : undefined;
+      entry = JSON.parse(text);
     } catch (error) {
-      this.fail("get", key, error);
-      return undefined;
+      throw this.fail("get", key, error);
     }
+    if (typeof entry === "object" && entry !== null && "value" in entry && typeof (entry as CachedToolResult).storedAtMs === "number") return entry as CachedToolResult;
+    throw this.fail("get", key, new Error("the stored entry is not a cached tool result"));
   }
 
-  /** Stores `entry` under `key` for `ttlMs` milliseconds (Redis `SET … PX`). Never throws. */
+  /**
+   * Stores `entry` under `key` for `ttlMs` milliseconds (Redis `SET … PX`).
+   * @throws {RedisStoreOperationError} when the entry is not JSON-serialisable, or Redis fails or does not answer within `operationTimeoutMs`
+   */
   async set(key: string, entry: CachedToolResult, ttlMs: number): Promise<void> {
     let text: string;
     try {
       text = JSON.stringify(entry);
     } catch (error) {
-      this.fail("set", key, error);
-      return;
+      throw this.fail("set", key, error);
     }
     await this.run("set", key, () => this.client.set(this.keyPrefix + key, text, "PX", Math.max(1, Math.ceil(ttlMs))));
   }
 
-  /** Removes `key`. Never throws. */
+  /**
+   * Removes `key`.
+   * @throws {RedisStoreOperationError} when Redis fails or does not answer within `operationTimeoutMs`
+   */
   async delete(key: string): Promise<void> {
     await this.run("delete", key, () => this.client.del(this.keyPrefix + key));
   }
@@ -168,7 +170,7 @@ export class RedisResultStore implements ToolResultStore {
     }
   }
 
-  private async run<T>(operation: "get" | "set" | "delete", key: string, command: () => Promise<T>): Promise<T | undefined> {
+  private async run<T>(operation: "get" | "set" | "delete", key: string, command: () => Promise<T>): Promise<T> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
       const timeout = new Promise<never>((_resolve, reject) => {
@@ -179,8 +181,7 @@ export class RedisResultStore implements ToolResultStore {
       pending.catch(() => undefined);
       return await Promise.race([pending, timeout]);
     } catch (error) {
-      this.fail(operation, key, error);
-      return undefined;
+      throw this.fail(operation, key, error);
     } finally {
       if (timer !== undefined) clearTimeout(timer);
     }
@@ -201,14 +202,15 @@ export class RedisResultStore implements ToolResultStore {
     return client.status === "connecting" || client.status === "connect" ? this.connecting : undefined;
   }
 
-  private fail(operation: "get" | "set" | "delete", key: string, cause: unknown): void {
+  /** Counts and reports a failed operation; returns the error to throw. */
+  private fail(operation: "get" | "set" | "delete", key: string, cause: unknown): RedisStoreOperationError {
     this.failures[operation] += 1;
     const error = new RedisStoreOperationError({ operation, key, cause });
     try {
-      this.logger.warn?.(`${error.message} The tool call runs as if uncached.`, { operation, key, error });
       this.onError?.(error);
     } catch {
-      // A broken logger or hook must never break a tool call.
+      // A broken hook must not replace the operation's own error.
     }
+    return error;
   }
 }

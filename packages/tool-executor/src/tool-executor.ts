@@ -556,7 +556,9 @@ export class ToolExecutor {
           return { observation: this.format(hit.value, context), outcome: "cached", artifact: hit.value };
         }
       } catch (storeError) {
-        this.log("warn", `Cache store failed on get for tool "${toolName}"; calling the tool.`, { toolName, error: toError(storeError) });
+        const error = toError(storeError);
+        this.log("warn", `Cache store failed on get for tool "${toolName}"; calling the tool.`, { toolName, error });
+        this.emit({ type: "tool_cache_error", toolName, operation: "get", error, runId: run.runId });
       }
     }
 
@@ -624,7 +626,9 @@ export class ToolExecutor {
         try {
           await state.store.set(cacheKey, { value, storedAtMs: this.options.now() }, policy.cache.ttlMs);
         } catch (storeError) {
-          this.log("warn", `Cache store failed on set for tool "${toolName}".`, { toolName, error: toError(storeError) });
+          const error = toError(storeError);
+          this.log("warn", `Cache store failed on set for tool "${toolName}".`, { toolName, error });
+          this.emit({ type: "tool_cache_error", toolName, operation: "set", error, runId: run.runId });
         }
       }
     }
