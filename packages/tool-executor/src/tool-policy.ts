@@ -1,141 +1,19 @@
 import type { InteropZodType } from "@langchain/core/utils/types";
-import { ToolExecutorOptionsError } from "./errors";
+import { DEFAULT_BULKHEAD_OPTIONS, resolveBulkheadOptions, type BulkheadOptions } from "./bulkhead-options";
+import { DEFAULT_CACHE_OPTIONS, resolveCacheOptions, type CacheOptions, type CacheScope, type CacheScopeContext } from "./cache-options";
+import { DEFAULT_CIRCUIT_BREAKER_OPTIONS, resolveCircuitBreakerOptions, type CircuitBreakerOptions } from "./circuit-breaker-options";
+import { checkFunction, checkKeys, checkNumber, fail, isPlainObject, MAX_TIMER_MS } from "./policy-checks";
 import { DEFAULT_RESULT_CHECKS, type ResultCheckFailure, type ResultChecks } from "./result-check";
-import type { ToolResultStore } from "./result-store";
+import { DEFAULT_RETRY_OPTIONS, resolveRetryOptions, type RetryJitter, type RetryOptions } from "./retry-options";
 
-/** How retry delays are randomised (cockatiel's backoff generators). */
-export type RetryJitter = "decorrelated" | "full" | "none";
+// The sections live in their own files; this module keeps the policy as a whole.
+export { DEFAULT_BULKHEAD_OPTIONS, DEFAULT_CACHE_OPTIONS, DEFAULT_CIRCUIT_BREAKER_OPTIONS, DEFAULT_RETRY_OPTIONS, MAX_TIMER_MS };
+export type { BulkheadOptions, CacheOptions, CacheScope, CacheScopeContext, CircuitBreakerOptions, RetryJitter, RetryOptions };
 
 /** What a hook learns about the call it runs for. */
 export interface ToolCallContext {
   readonly toolName: string;
   readonly toolInput: unknown;
-}
-
-/** Retry with exponential backoff (cockatiel `retry` + `ExponentialBackoff`). */
-export interface RetryOptions {
-  /**
-   * Total attempts including the first call (1 = no retry).
-   * @default 3
-   */
-  maxAttempts: number;
-  /**
-   * Base of the exponential backoff, in milliseconds.
-   * @default 250
-   */
-  initialDelayMs: number;
-  /**
-   * Upper bound of one backoff delay, in milliseconds (at most {@link MAX_TIMER_MS}).
-   * @default 4000
-   */
-  maxDelayMs: number;
-  /**
-   * Randomisation of the delays: `"decorrelated"` (Polly's decorrelated jitter v2, cockatiel's
-   * default), `"full"` (uniform in [0, delay)) or `"none"` (initialDelayMs × 2^n, capped).
-   * @default "decorrelated"
-   */
-  jitter: RetryJitter;
-  /**
-   * Decides whether a failure is retried. Replaces the default classification
-   * (`isRetryableError`: network errors, HTTP 429 and 5xx, and timeouts of idempotent tools).
-   * Never consulted for a timeout of a tool that is not declared `idempotent` (the abandoned
-   * attempt may still be running), nor for `sideEffects` tools that are not declared idempotent.
-   * @default isRetryableError
-   */
-  retryOn?: (error: Error, context: ToolCallContext & { attempt: number }) => boolean;
-}
-
-/** Consecutive-failure circuit breaker (cockatiel `circuitBreaker` + `ConsecutiveBreaker`). */
-export interface CircuitBreakerOptions {
-  /**
-   * Consecutive failed calls (after retries) that open the circuit.
-   * @default 5
-   */
-  failureThreshold: number;
-  /**
-   * Time the circuit stays open before one half-open probe call is let through, in milliseconds.
-   * Timed with `Date.now` (cockatiel's clock), not the executor's `now` option.
-   * @default 30000
-   */
-  halfOpenAfterMs: number;
-}
-
-/** What a cache `scope` function learns about the call (see {@link CacheOptions.scope}). */
-export interface CacheScopeContext extends ToolCallContext {
-  /** `config.configurable` of the call (the `invoke()` path hands it to tools; `stream()` does not). */
-  readonly configurable: Readonly<Record<string, unknown>> | undefined;
-  /** `config.metadata` of the call (inheritable metadata; also reaches tools on `stream()` with callbacks). */
-  readonly metadata: Readonly<Record<string, unknown>> | undefined;
-}
-
-/**
- * Who may be served an entry: `"run"` (only the run that stored it), `"global"` (every caller of
- * this store: every user, every run) or a function returning a scope key, e.g.
- * `(context) => context.configurable?.user_id`. A function that returns anything but a non-empty
- * string, or throws, makes the call uncached (fail safe).
- */
-export type CacheScope = "run" | "global" | ((context: CacheScopeContext) => string | undefined);
-
-/** Result cache. Failures are never cached. */
-export interface CacheOptions {
-  /**
-   * How long a result is served from the cache, in milliseconds.
-   * @default 60000
-   */
-  ttlMs: number;
-  /**
-   * Entries kept by the default in-memory LRU store (ignored when `store` is given).
-   * @default 500
-   */
-  maxEntries: number;
-  /**
-   * Who may be served a cached result. `"run"` keeps entries to the run that stored them, so one
-   * user's result is never served to another; a call whose run cannot be told (the classic
-   * `stream()` path without callbacks, `invoke()` without callbacks) is not cached. `"global"`
-   * shares entries between every run and every user of the store: use it only for tools whose
-   * answer does not depend on who asks.
-   * @default "run"
-   */
-  scope: CacheScope;
-  /**
-   * Cache key of a call. The tool name and the scope are always prefixed.
-   * @default the exact input: a string as written; an object canonicalised (keys sorted, number
-   * literals kept as written when the input arrived as JSON text)
-   */
-  key?: (toolInput: unknown, context: { toolName: string }) => string;
-  /**
-   * Whether a successful result may be cached.
-   * @default every successful, checked result
-   */
-  cacheable?: (result: unknown, context: ToolCallContext) => boolean;
-  /**
-   * Where entries live; give a shared store (Redis…) to share the cache between instances.
-   * @default a new InMemoryToolResultStore per tool
-   */
-  store?: ToolResultStore;
-}
-
-/** Concurrency limit per tool (cockatiel `bulkhead`). */
-export interface BulkheadOptions {
-  /**
-   * Calls of this tool running at once.
-   * @default 10
-   */
-  maxConcurrent: number;
-  /**
-   * Calls waiting for a slot; more are rejected at once.
-   * @default 0
-   */
-  maxQueued: number;
-  /**
-   * What a timed-out call does with its slot. `false` (default): the slot stays taken until the
-   * abandoned tool really settles (a tool that honours its `AbortSignal` settles at once), so the
-   * limit bounds the work actually running against the service; a queued call then waits at most
-   * `timeoutMs` for a slot and otherwise ends as a timeout without starting. `true`: the slot is
-   * freed at the deadline, while the abandoned tool may still be running (cockatiel's behaviour).
-   * @default false
-   */
-  releaseOnTimeout: boolean;
 }
 
 /**
@@ -278,34 +156,6 @@ export interface ResolvedToolPolicy {
   readonly resultChecks: Readonly<ResultChecks> | undefined;
 }
 
-/** Defaults of each policy section when it is turned on. */
-export const DEFAULT_RETRY_OPTIONS: Readonly<RetryOptions> = Object.freeze({
-  maxAttempts: 3,
-  initialDelayMs: 250,
-  maxDelayMs: 4000,
-  jitter: "decorrelated" as RetryJitter,
-});
-
-/** Defaults of the circuit breaker. */
-export const DEFAULT_CIRCUIT_BREAKER_OPTIONS: Readonly<CircuitBreakerOptions> = Object.freeze({
-  failureThreshold: 5,
-  halfOpenAfterMs: 30_000,
-});
-
-/** Defaults of the cache when turned on. */
-export const DEFAULT_CACHE_OPTIONS: Readonly<Pick<CacheOptions, "ttlMs" | "maxEntries" | "scope">> = Object.freeze({
-  ttlMs: 60_000,
-  maxEntries: 500,
-  scope: "run" as CacheScope,
-});
-
-/** Defaults of the bulkhead when turned on. */
-export const DEFAULT_BULKHEAD_OPTIONS: Readonly<BulkheadOptions> = Object.freeze({
-  maxConcurrent: 10,
-  maxQueued: 0,
-  releaseOnTimeout: false,
-});
-
 /**
  * The policy every tool gets when neither `defaults` nor `policies` say otherwise: 30 s per
  * attempt and 30 s for the whole call, 3 attempts with decorrelated-jitter backoff (250 ms base,
@@ -326,39 +176,6 @@ export const DEFAULT_TOOL_POLICY: Readonly<ToolPolicy> = Object.freeze({
   maxCallsPerRun: Number.POSITIVE_INFINITY,
   resultChecks: DEFAULT_RESULT_CHECKS,
 }) as Readonly<ToolPolicy>;
-
-function fail(field: string, value: unknown, reason: string): never {
-  throw new ToolExecutorOptionsError({ field, value, reason });
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/**
- * The longest delay a Node/browser timer can wait (2^31 − 1 ms, about 24.8 days). `setTimeout`
- * fires after 1 ms for anything longer, so a larger finite timeout or backoff would expire at once.
- */
-export const MAX_TIMER_MS = 2_147_483_647;
-
-function checkNumber(field: string, value: unknown, options: { min: number; max?: number; integer?: boolean; allowInfinity?: boolean }): number {
-  if (typeof value !== "number" || Number.isNaN(value)) fail(field, value, "must be a number");
-  if (!Number.isFinite(value) && !(options.allowInfinity === true && value === Number.POSITIVE_INFINITY)) {
-    fail(field, value, "must be finite");
-  }
-  if (options.integer === true && Number.isFinite(value) && !Number.isInteger(value)) fail(field, value, "must be an integer");
-  if (value < options.min) fail(field, value, `must be >= ${options.min}`);
-  if (options.max !== undefined && Number.isFinite(value) && value > options.max) {
-    fail(field, value, `must be <= ${options.max} (the longest timer delay)${options.allowInfinity === true ? " or Infinity" : ""}`);
-  }
-  return value;
-}
-
-function checkFunction<T>(field: string, value: unknown): T | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "function") fail(field, value, "must be a function");
-  return value as T;
-}
 
 /**
  * Merges one policy layer over another: scalar fields replace, section objects merge key by key,
@@ -399,12 +216,6 @@ const POLICY_KEYS = new Set([
   "resultChecks",
 ]);
 
-function checkKeys(field: string, value: Record<string, unknown>, allowed: readonly string[]): void {
-  for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) fail(`${field}.${key}`, value[key], `unknown option (known: ${allowed.join(", ")})`);
-  }
-}
-
 /**
  * Resolves the policy of one tool: {@link DEFAULT_TOOL_POLICY} ← `defaults` ← `override`, deep
  * merged, then validated.
@@ -438,34 +249,9 @@ export function resolveToolPolicy(
   const idempotent = policy.idempotent ?? false;
   if (typeof idempotent !== "boolean") fail(`${field}.idempotent`, idempotent, "must be a boolean");
 
-  let retry: RetryOptions | undefined;
-  if (policy.retry !== false && policy.retry !== undefined) {
-    if (!isPlainObject(policy.retry)) fail(`${field}.retry`, policy.retry, "must be an object or false");
-    checkKeys(`${field}.retry`, policy.retry, ["maxAttempts", "initialDelayMs", "maxDelayMs", "jitter", "retryOn"]);
-    const merged = { ...DEFAULT_RETRY_OPTIONS, ...policy.retry };
-    retry = {
-      maxAttempts: checkNumber(`${field}.retry.maxAttempts`, merged.maxAttempts, { min: 1, integer: true }),
-      initialDelayMs: checkNumber(`${field}.retry.initialDelayMs`, merged.initialDelayMs, { min: 0, max: MAX_TIMER_MS }),
-      maxDelayMs: checkNumber(`${field}.retry.maxDelayMs`, merged.maxDelayMs, { min: 0, max: MAX_TIMER_MS }),
-      jitter: merged.jitter,
-      retryOn: checkFunction(`${field}.retry.retryOn`, merged.retryOn),
-    };
-    if (!["decorrelated", "full", "none"].includes(retry.jitter)) fail(`${field}.retry.jitter`, retry.jitter, 'must be "decorrelated", "full" or "none"');
-    if (retry.maxDelayMs < retry.initialDelayMs) fail(`${field}.retry.maxDelayMs`, retry.maxDelayMs, "must be >= retry.initialDelayMs");
-    // A side-effect call may have happened even when it failed: retry it only when declared safe.
-    if ((sideEffects && !idempotent) || retry.maxAttempts === 1) retry = undefined;
-  }
+  const retry = resolveRetryOptions(field, policy.retry, sideEffects, idempotent);
 
-  let circuitBreaker: CircuitBreakerOptions | undefined;
-  if (policy.circuitBreaker !== false && policy.circuitBreaker !== undefined) {
-    if (!isPlainObject(policy.circuitBreaker)) fail(`${field}.circuitBreaker`, policy.circuitBreaker, "must be an object or false");
-    checkKeys(`${field}.circuitBreaker`, policy.circuitBreaker, ["failureThreshold", "halfOpenAfterMs"]);
-    const merged = { ...DEFAULT_CIRCUIT_BREAKER_OPTIONS, ...policy.circuitBreaker };
-    circuitBreaker = {
-      failureThreshold: checkNumber(`${field}.circuitBreaker.failureThreshold`, merged.failureThreshold, { min: 1, integer: true }),
-      halfOpenAfterMs: checkNumber(`${field}.circuitBreaker.halfOpenAfterMs`, merged.halfOpenAfterMs, { min: 0 }),
-    };
-  }
+  const circuitBreaker = resolveCircuitBreakerOptions(field, policy.circuitBreaker);
 
   let fallback: ToolFallback | undefined;
   if (policy.fallback !== false && policy.fallback !== undefined) {
@@ -479,46 +265,14 @@ export function resolveToolPolicy(
     fallback = value;
   }
 
-  let cache: CacheOptions | undefined;
-  if (policy.cache !== false && policy.cache !== undefined) {
-    const given = policy.cache === true ? {} : policy.cache;
-    if (!isPlainObject(given)) fail(`${field}.cache`, given, "must be an object, true or false");
-    checkKeys(`${field}.cache`, given, ["ttlMs", "maxEntries", "scope", "key", "cacheable", "store"]);
-    const merged = { ...DEFAULT_CACHE_OPTIONS, ...given };
-    if (merged.scope !== "run" && merged.scope !== "global" && typeof merged.scope !== "function") {
-      fail(`${field}.cache.scope`, merged.scope, 'must be "run", "global" or a function (context) => string');
-    }
-    cache = {
-      ttlMs: checkNumber(`${field}.cache.ttlMs`, merged.ttlMs, { min: 1 }),
-      maxEntries: checkNumber(`${field}.cache.maxEntries`, merged.maxEntries, { min: 1, integer: true }),
-      scope: merged.scope,
-      key: checkFunction(`${field}.cache.key`, merged.key),
-      cacheable: checkFunction(`${field}.cache.cacheable`, merged.cacheable),
-      store: merged.store,
-    };
-    const store = cache.store as unknown;
-    if (store !== undefined && (typeof store !== "object" || store === null || typeof (store as Record<string, unknown>).get !== "function" || typeof (store as Record<string, unknown>).set !== "function")) {
-      fail(`${field}.cache.store`, "(store)", "must implement get(key) and set(key, entry, ttlMs)");
-    }
-  }
+  const cache = resolveCacheOptions(field, policy.cache);
 
   if (cache !== undefined && sideEffects) {
     // A cache hit would answer for a real action (and bypass the dry run and the idempotency key).
     fail(`${field}.cache`, "(cache options)", "must be false for a sideEffects tool: a cached answer would stand in for a real action");
   }
 
-  let bulkhead: BulkheadOptions | undefined;
-  if (policy.bulkhead !== false && policy.bulkhead !== undefined) {
-    if (!isPlainObject(policy.bulkhead)) fail(`${field}.bulkhead`, policy.bulkhead, "must be an object or false");
-    checkKeys(`${field}.bulkhead`, policy.bulkhead, ["maxConcurrent", "maxQueued", "releaseOnTimeout"]);
-    const merged = { ...DEFAULT_BULKHEAD_OPTIONS, ...policy.bulkhead };
-    bulkhead = {
-      maxConcurrent: checkNumber(`${field}.bulkhead.maxConcurrent`, merged.maxConcurrent, { min: 1, integer: true }),
-      maxQueued: checkNumber(`${field}.bulkhead.maxQueued`, merged.maxQueued, { min: 0, integer: true }),
-      releaseOnTimeout: merged.releaseOnTimeout,
-    };
-    if (typeof bulkhead.releaseOnTimeout !== "boolean") fail(`${field}.bulkhead.releaseOnTimeout`, bulkhead.releaseOnTimeout, "must be a boolean");
-  }
+  const bulkhead = resolveBulkheadOptions(field, policy.bulkhead);
 
   const maxCallsPerRun = checkNumber(`${field}.maxCallsPerRun`, policy.maxCallsPerRun ?? Number.POSITIVE_INFINITY, {
     min: 1,
