@@ -22,7 +22,7 @@ import {
   type ToolExecutorLogger,
   type ToolExecutorOptions,
 } from "./tool-executor-options";
-import { createWrappedTool, isStringInputTool } from "./wrapped-tool";
+import { createWrappedTool, isStringInputTool, type WrappedToolHost } from "./wrapped-tool";
 
 export type { WrappedTool } from "./executor-context";
 
@@ -57,13 +57,15 @@ let executorCount = 0;
  * const agentExecutor = new AgentExecutor({ agent, tools: executor.wrap(tools) });
  * ```
  */
-export class ToolExecutor implements ExecutorContext {
+export class ToolExecutor {
   /** The resolved options (defaults applied). */
   readonly options: ResolvedToolExecutorOptions;
   private readonly states = new Map<string, ToolState>();
   private readonly runs: RunSlots;
   private warnedNoRun = false;
   private readonly warnedUncached = new Set<string>();
+  /** What the stages and the wrapped tools use of this executor (kept off its public API). */
+  private readonly context: ExecutorContext & WrappedToolHost;
 
   /**
    * @param options - see {@link ToolExecutorOptions}
@@ -73,6 +75,16 @@ export class ToolExecutor implements ExecutorContext {
     this.options = resolveToolExecutorOptions(options);
     executorCount += 1;
     this.runs = new RunSlots(`${SLOT_PREFIX}#${executorCount}`, this.options.maxTrackedRuns, this.options.runContext);
+    this.context = {
+      options: this.options,
+      stateOf: (toolName) => this.states.get(toolName),
+      toolNames: () => [...this.states.keys()],
+      log: (level, message, fields) => this.log(level, message, fields),
+      emit: (event) => this.emit(event),
+      format: (value, context) => this.format(value, context),
+      runResilient: (state, toolInput, config, run) => runResilientCall(this.context, state, toolInput, config, run),
+      execute: (state, rawInput, runManager, config) => this.execute(state, rawInput, runManager, config),
+    };
   }
 
   /**
@@ -132,7 +144,7 @@ export class ToolExecutor implements ExecutorContext {
       policy,
       kind,
       schema,
-      breaker: existing?.breaker ?? createToolBreaker(tool.name, policy, this),
+      breaker: existing?.breaker ?? createToolBreaker(tool.name, policy, this.context),
       bulkhead: createToolBulkhead(policy),
       timeout: createAttemptTimeout(policy),
       directFunc: kind === "string" && !this.options.forwardCallbacks ? directFuncOf(tool) : undefined,
@@ -143,7 +155,7 @@ export class ToolExecutor implements ExecutorContext {
           : (policy.cache.store ?? new InMemoryToolResultStore({ maxEntries: policy.cache.maxEntries, now: this.options.now })),
       wrapped: undefined as unknown as WrappedTool,
     };
-    state.wrapped = createWrappedTool(this, state);
+    state.wrapped = createWrappedTool(this.context, state);
     this.states.set(tool.name, state);
     return state.wrapped;
   }
@@ -159,22 +171,12 @@ export class ToolExecutor implements ExecutorContext {
     return breaker === undefined ? undefined : toCircuitState(breaker.state);
   }
 
-  /** The wrapped tool of that name (for `{ tool }` fallbacks). */
-  stateOf(toolName: string): ToolState | undefined {
-    return this.states.get(toolName);
-  }
-
-  /** The names of the wrapped tools. */
-  toolNames(): string[] {
-    return [...this.states.keys()];
-  }
-
   /**
    * The pipeline of one call, as named stages; resolves to the observation and outcome, never
    * rejects for tool failures. Every call then gets the run's pending loop notes appended, one
    * `tool_call` event and, for failures, one `warn` log line.
    */
-  async execute(state: ToolState, rawInput: unknown, runManager: CallbackManagerForToolRun | undefined, config: RunnableConfig): Promise<CallResult> {
+  private async execute(state: ToolState, rawInput: unknown, runManager: CallbackManagerForToolRun | undefined, config: RunnableConfig): Promise<CallResult> {
     const startedAt = this.options.now();
     const run = this.runs.find(runManager, config);
     let toolInput: unknown = rawInput;
@@ -230,8 +232,8 @@ export class ToolExecutor implements ExecutorContext {
       metadata: config.metadata ?? (runManager as { metadata?: Record<string, unknown> } | undefined)?.metadata,
       sourceText: prepared.sourceText,
     };
-    const cache = cacheEntryOf(this, state, { toolName, toolInput, runId: run.runId, ...facts }, (name, reason) => this.warnUncached(name, reason));
-    const cached = cache === undefined ? undefined : await readCache(this, cache, toolName, toolInput, run.runId);
+    const cache = cacheEntryOf(this.context, state, { toolName, toolInput, runId: run.runId, ...facts }, (name, reason) => this.warnUncached(name, reason));
+    const cached = cache === undefined ? undefined : await readCache(this.context, cache, toolName, toolInput, run.runId);
     if (cached !== undefined) return cached;
 
     const preview = dryRun(state, toolInput, confirmed);
@@ -244,18 +246,13 @@ export class ToolExecutor implements ExecutorContext {
     // The original tool gets the caller's config minus its callbacks (one tool run per action),
     // or the wrapper's child callbacks when forwardCallbacks is on.
     const innerConfig: RunnableConfig = { ...config, runId: undefined, callbacks: this.options.forwardCallbacks ? runManager?.getChild() : undefined };
-    const result = await withIdempotencyClaim(idempotency, run, () => this.runResilient(state, toolInput, innerConfig, run));
-    if (cache !== undefined) await writeCache(this, cache, toolName, toolInput, result, run.runId);
+    const result = await withIdempotencyClaim(idempotency, run, () => runResilientCall(this.context, state, toolInput, innerConfig, run));
+    if (cache !== undefined) await writeCache(this.context, cache, toolName, toolInput, result, run.runId);
     return result;
   }
 
-  /** Stage "resilient call": fallback(deadline(retry(breaker(bulkhead(timeout(call)))))). */
-  runResilient(state: ToolState, toolInput: unknown, config: RunnableConfig, run: RunHandle): Promise<CallResult> {
-    return runResilientCall(this, state, toolInput, config, run);
-  }
-
   /** A successful result as observation text: `formatObservation`, guarded (blank or throwing → the default). */
-  format(value: unknown, context: { toolName: string; toolInput: unknown }): string {
+  private format(value: unknown, context: { toolName: string; toolInput: unknown }): string {
     const formatter = this.options.formatObservation;
     if (formatter === defaultFormatObservation) return defaultFormatObservation(value, context);
     try {
@@ -290,14 +287,14 @@ export class ToolExecutor implements ExecutorContext {
   }
 
   /** Sends an event to `metrics` and `onEvent`; a recorder that throws is logged, never rethrown. */
-  emit(event: ReinsEvent): void {
+  private emit(event: ReinsEvent): void {
     emitEvent(event, [this.options.metrics, this.options.onEvent], (error) =>
       this.log("warn", "An event recorder or listener threw; the event was dropped for it.", { error: toError(error), eventType: event.type }),
     );
   }
 
   /** Logs through `logger`; a logger that throws is ignored. */
-  log(level: keyof ToolExecutorLogger, message: string, fields?: Record<string, unknown>): void {
+  private log(level: keyof ToolExecutorLogger, message: string, fields?: Record<string, unknown>): void {
     try {
       this.options.logger[level]?.(message, fields);
     } catch {
