@@ -34,6 +34,7 @@ const MAIN_EXPORTS = {
   "@reins/loop-control": ["LoopControlHandler"],
   "@reins/react-agent": ["createReactAgent"],
   "@reins/otel": ["createOtelRecorder"],
+  "@reins/redis-store": ["RedisResultStore"],
 };
 
 // One body, two module systems: `load(name)` is `require` in the CJS project and `import()` in
