@@ -248,8 +248,9 @@ describe("ToolExecutor", () => {
         },
         () => "charged",
       ]);
-      const [wrapped] = new ToolExecutor({ policies: { charge_card: { sideEffects: true } } }).wrap([flaky.tool]);
-      const { value } = await settleWithFakeTimers(wrapped.invoke("CONFIRM: 10 EUR"));
+      // approve lets the call through at once (no dry run), so the retry rule is what is tested.
+      const [wrapped] = new ToolExecutor({ policies: { charge_card: { sideEffects: true, approve: () => true } } }).wrap([flaky.tool]);
+      const { value } = await settleWithFakeTimers(wrapped.invoke("10 EUR"));
       expect(flaky.calls).toHaveLength(1);
       expect(value).toMatch(/temporary error/);
     });
