@@ -1,0 +1,93 @@
+/** Stage 3: JSON action blobs (`{"action": …, "action_input": …}`, `{"name": …, "arguments": …}`). */
+import { ACTION_BLOB_INPUT_KEYS, ACTION_BLOB_NAME_KEYS, FINISH_NAMES } from "@reins/core";
+import { missingInput, objectInput, objectValue, stringInput } from "./action-input";
+import { findBalancedEnd, parseLooseJson } from "./json-text";
+import { finish, type Finished, type Work } from "./react-step";
+import { resolveTool } from "./resolve-tool";
+import { isPlainObject } from "./text-lines";
+import { normalizeToolName } from "./tool-names";
+
+// ---------------------------------------------------------------------------------------------
+// JSON action blobs ({"action": ..., "action_input": ...} and {"name": ..., "args": ...})
+
+export interface ActionBlob {
+  readonly tool: string;
+  readonly input: unknown;
+  readonly hasInput: boolean;
+}
+
+// The blob keys are the one grammar's (`@reins/core`), which the neutraliser is derived from.
+export const BLOB_NAME_KEYS = ACTION_BLOB_NAME_KEYS;
+export const BLOB_INPUT_KEYS = ACTION_BLOB_INPUT_KEYS;
+
+export function blobFrom(value: unknown, toolNames: readonly string[]): ActionBlob | undefined {
+  if (!isPlainObject(value)) return undefined;
+  for (const nameKey of BLOB_NAME_KEYS) {
+    const name = value[nameKey];
+    if (typeof name !== "string") continue;
+    const inputKey = BLOB_INPUT_KEYS.find((key) => key in value);
+    // "name" alone is too common in ordinary data: accept it with an arguments key or a known tool.
+    if ((nameKey === "name" || nameKey === "function") && inputKey === undefined && !toolNames.includes(name)) continue;
+    return { tool: name, input: inputKey !== undefined ? value[inputKey] : undefined, hasInput: inputKey !== undefined };
+  }
+  return undefined;
+}
+
+/** Finds the first JSON action blob in `text`: top-level bracketed spans, scanned once, left to right. */
+export function findActionBlob(work: Work, text: string): ActionBlob | undefined {
+  let from = 0;
+  for (;;) {
+    const brace = text.indexOf("{", from);
+    const bracket = text.indexOf("[", from);
+    const start = brace < 0 ? bracket : bracket < 0 ? brace : Math.min(brace, bracket);
+    if (start < 0) return undefined;
+    const end = findBalancedEnd(text, start);
+    if (end < 0) {
+      // Unclosed: try the rest once (a missing closing brace), then stop.
+      const parsed = text.length - start <= work.config.maxRepairChars ? parseLooseJson(text.slice(start), work.config.maxRepairChars) : undefined;
+      const blob = parsed !== undefined ? pickBlob(work, parsed.value) : undefined;
+      if (blob !== undefined) work.repairs.add("json_repair");
+      return blob;
+    }
+    const parsed = parseLooseJson(text.slice(start, end), work.config.maxRepairChars);
+    if (parsed !== undefined) {
+      const blob = pickBlob(work, parsed.value);
+      if (blob !== undefined) {
+        for (const repair of parsed.repairs) work.repairs.add(repair);
+        return blob;
+      }
+    }
+    from = end;
+  }
+}
+
+export function pickBlob(work: Work, value: unknown): ActionBlob | undefined {
+  if (Array.isArray(value)) {
+    const blobs = value.map((entry) => blobFrom(entry, work.config.toolNames)).filter((entry): entry is ActionBlob => entry !== undefined);
+    if (blobs.length > 1) work.repairs.add("first_of_multiple_actions");
+    return blobs[0];
+  }
+  return blobFrom(value, work.config.toolNames);
+}
+
+export function isFinalAnswerName(name: string): boolean {
+  return FINISH_NAMES.includes(normalizeToolName(name).replace(/_/g, ""));
+}
+
+export function fromBlob(work: Work, blob: ActionBlob): Finished {
+  work.repairs.add("json_action_blob");
+  if (isFinalAnswerName(blob.tool) && !work.config.toolNames.includes(blob.tool)) {
+    const output = typeof blob.input === "string" ? blob.input : blob.input === undefined ? "" : JSON.stringify(blob.input);
+    return finish(work, output);
+  }
+  const resolved = resolveTool(work, blob.tool, !blob.hasInput);
+  if ("ok" in resolved) return resolved;
+  const spec = resolved.spec;
+  if (!blob.hasInput || blob.input === null || blob.input === undefined || blob.input === "") return missingInput(work, spec);
+  if (spec.kind === "string") {
+    const text = typeof blob.input === "string" ? blob.input : JSON.stringify(blob.input);
+    return stringInput(work, spec, text);
+  }
+  if (typeof blob.input === "string") return objectInput(work, spec, blob.input);
+  return objectValue(work, spec, blob.input);
+}

@@ -1,0 +1,138 @@
+/**
+ * Stage 1 of the reader: splits a reply into the preamble and labelled segments
+ * (`Thought:`/`Action:`/`Action Input:`/`Observation:`/`Final Answer:`/`Question:`, in every form
+ * `matchReActLabel` of `@reins/core` accepts), one line at a time, stopping once the step is decided.
+ */
+import { matchReActLabel, type ReActLabel, type ReActLabelSet } from "@reins/core";
+import { fenceMarker, isBareFence } from "./code-fences";
+import type { RepairLog } from "./react-step";
+import { isBlank } from "./text-lines";
+
+export interface Segment {
+  readonly label: ReActLabel;
+  readonly value: string;
+  readonly lines: string[];
+  readonly index: number;
+  /** A final answer under a short alias ("Answer:", "AI:", "Response:"), which prose uses by accident too. */
+  readonly weak?: boolean;
+}
+
+export const WEAK_FINAL_WORDS = new Set(["answer", "ai", "response"]);
+
+export function isWeakFinalLabel(labelText: string): boolean {
+  let word = "";
+  for (const character of labelText.toLowerCase()) if (character >= "a" && character <= "z") word += character;
+  return WEAK_FINAL_WORDS.has(word);
+}
+
+export const CANONICAL_LABEL_PREFIXES = ["Thought:", "Action:", "Action Input:", "Observation:", "Final Answer:", "Question:", "Answer:", "AI:", "Response:"];
+
+export function noteLabelRepairs(line: string, labelText: string, repairs: RepairLog): void {
+  let start = 0;
+  while (start < line.length && (line.charCodeAt(start) === 32 || line.charCodeAt(start) === 9)) start += 1;
+  for (const prefix of CANONICAL_LABEL_PREFIXES) if (line.startsWith(prefix, start)) return;
+  const trimmed = line.slice(start);
+  const first = trimmed[0];
+  if (first === "*" || first === "#" || first === "_" || first === ">" || first === "`") repairs.add("label_markdown");
+  else if (/\d/.test(labelText)) repairs.add("label_numbered");
+  else if (trimmed.includes("\uff1a")) repairs.add("label_fullwidth_colon");
+  else repairs.add("label_variant");
+}
+
+/**
+ * A real step has a handful of labelled lines. Past this many (before the step is decided) the reply
+ * is degenerate: it is rejected instead of read to its end.
+ */
+export const MAX_LABELLED_LINES = 500;
+
+/**
+ * Splits lines into the preamble (before any label) and labelled segments, handing each new segment
+ * to `visit` as soon as its label line is read; `visit` returns false to stop reading (the step is
+ * decided), so a long hallucinated tail is never scanned.
+ */
+export function segment(
+  body: string,
+  labels: ReActLabelSet,
+  repairs: RepairLog,
+  visit: (item: Segment) => boolean,
+  stopAfterInput: boolean,
+): { preamble: string[]; segments: Segment[]; overflow: boolean } {
+  const preamble: string[] = [];
+  const segments: Segment[] = [];
+  let current: Segment | undefined;
+  let inFence = false;
+  let blankSoFar = true;
+  // The first non-blank character of the current Action Input ("" while none).
+  let inputStart = "";
+  // Lines are cut one at a time, so a reply decided early never has its long tail split.
+  for (let start = 0, end = 0; start <= body.length; start = end + 1) {
+    end = body.indexOf("\n", start);
+    if (end < 0) end = body.length;
+    const line = body.slice(start, end);
+    if (current !== undefined && (current.label === "action_input" || current.label === "final_answer")) {
+      if (inFence) {
+        current.lines.push(line);
+        if (fenceMarker(line).isFence) {
+          inFence = false;
+          // With "first"/"action", nothing after a complete Action Input can change the step.
+          if (stopAfterInput && current.label === "action_input" && inputStart === "`") break;
+        }
+        continue;
+      }
+      const marker = fenceMarker(line);
+      if (marker.isFence && (!isBareFence(line) || (blankSoFar && current.value.trim().length === 0))) {
+        inFence = true;
+        blankSoFar = false;
+        if (inputStart === "") inputStart = "`";
+        current.lines.push(line);
+        continue;
+      }
+      if (stopAfterInput && current.label === "action_input" && inputStart !== "" && inputStart !== "{" && inputStart !== "[" && isBlank(line)) break;
+    }
+    const match = line.length > 0 ? matchReActLabel(line, labels) : undefined;
+    if (match === undefined) {
+      if (current === undefined) preamble.push(line);
+      else {
+        current.lines.push(line);
+        if (blankSoFar && !isBlank(line)) {
+          blankSoFar = false;
+          if (inputStart === "") inputStart = line.trim()[0];
+        }
+      }
+      continue;
+    }
+    if (segments.length >= MAX_LABELLED_LINES) return { preamble, segments, overflow: true };
+    noteLabelRepairs(line, match.labelText, repairs);
+    current = { label: match.label, value: match.value, lines: [], index: segments.length, weak: match.label === "final_answer" && isWeakFinalLabel(match.labelText) };
+    segments.push(current);
+    const valueStart = match.value.trim();
+    blankSoFar = valueStart.length === 0;
+    inputStart = valueStart.length > 0 ? valueStart[0] : "";
+    inFence = current.label === "action_input" && fenceMarker(match.value).isFence && !valueStart.slice(3).includes("```");
+    if (!visit(current)) break;
+  }
+  return { preamble, segments, overflow: false };
+}
+
+export function joinSegment(item: Segment): string {
+  return item.lines.length === 0 ? item.value : `${item.value}\n${item.lines.join("\n")}`;
+}
+
+/** Drops bare fence lines left over at the end of a value when they close a fence opened outside it. */
+export function dropDanglingFences(text: string): string {
+  if (!text.includes("``") && !text.includes("~~~")) return text;
+  const lines = text.split("\n");
+  let fenceCount = 0;
+  for (const line of lines) if (fenceMarker(line).isFence) fenceCount += 1;
+  while (lines.length > 0 && fenceCount % 2 === 1) {
+    const last = lines[lines.length - 1];
+    if (last.trim().length === 0) {
+      lines.pop();
+      continue;
+    }
+    if (!isBareFence(last)) break;
+    lines.pop();
+    fenceCount -= 1;
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,103 @@
+/** Stage 6: replies with no labelled step — blobs, XML, bare calls, unlabelled answers, or a retry. */
+import { hasNeutralizedMarks } from "@reins/core";
+import { findActionBlob, fromBlob, isFinalAnswerName } from "./action-blob";
+import { readInlineCall } from "./inline-call";
+import { fromAction, BACKTICKS, MAX_ACTION_LINE_CHARS } from "./labelled-step";
+import { PARSER_MESSAGES } from "./messages";
+import { fail, finish, type Finished, type Work } from "./react-step";
+import { looksLikePlan, looksTruncated, saysNoToolNeeded } from "./reply-heuristics";
+import type { Segment } from "./segment-labels";
+import { trimBlankLines, trimCharacters } from "./text-lines";
+import { containsWord, matchToolName } from "./tool-names";
+import { fromXml } from "./xml-step";
+
+
+export function mentionedTools(text: string, toolNames: readonly string[]): string[] {
+  const lower = text.slice(0, 20_000).toLowerCase();
+  return toolNames.filter((name) => {
+    const identifierLike = /[_\-0-9]|[a-z][A-Z]/.test(name);
+    if (identifierLike && containsWord(lower, name)) return true;
+    const nameLower = name.toLowerCase();
+    return lower.includes(`\`${nameLower}\``) || lower.includes(`${nameLower} tool`);
+  });
+}
+
+/** Prose for a person: starts with neither markup nor data, and has letters in it. */
+export function readsAsReply(text: string): boolean {
+  const first = text.trimStart()[0];
+  if (first === undefined || first === "{" || first === "[" || first === "<" || first === "`") return false;
+  return /\p{L}/u.test(text.slice(0, 1_000));
+}
+
+
+/** Label words written capitalised inside prose ("provide a valid Action"): the model is talking about the format. */
+export const FORMAT_WORDS = ["Action Input", "Action", "Final Answer", "Observation", "Thought"];
+
+export function talksAboutFormat(text: string): boolean {
+  return FORMAT_WORDS.some((word) => containsWordCaseSensitive(text, word));
+}
+
+export function containsWordCaseSensitive(text: string, word: string): boolean {
+  let from = 0;
+  for (;;) {
+    const index = text.indexOf(word, from);
+    if (index < 0) return false;
+    const before = text[index - 1];
+    const after = text[index + word.length];
+    if ((before === undefined || !/[\p{L}\p{N}_]/u.test(before)) && (after === undefined || !/[\p{L}\p{N}_]/u.test(after))) return true;
+    from = index + 1;
+  }
+}
+
+export function withoutStep(work: Work, body: string, preamble: readonly string[], segments: readonly Segment[]): Finished {
+  const { messageLabels, toolNames } = work.config;
+  const blob = findActionBlob(work, body);
+  if (blob !== undefined) return fromBlob(work, blob);
+  const xml = fromXml(work, body);
+  if (xml !== undefined) return xml;
+  // A bare one-line call, as the WebShop prompt (ending in "Action:") makes models write: search[query].
+  // Also as the last line after the Thought ("Thought 1: …\nSearch[query]", the paper's few-shot
+  // layout without the "Action:" label).
+  const trimmedBody = body.trim();
+  const lastBreak = trimmedBody.lastIndexOf("\n");
+  const lastLine = trimmedBody.slice(lastBreak + 1).trim();
+  if (lastLine.length <= MAX_ACTION_LINE_CHARS && (segments.length === 0 ? lastBreak < 0 : segments.every((item) => item.label === "thought"))) {
+    const call = readInlineCall(trimCharacters(lastLine, BACKTICKS));
+    if (call !== undefined && (isFinalAnswerName(call.name) || matchToolName(call.name, toolNames, 0).status !== "unknown")) {
+      const bareAction: Segment = { label: "action", value: lastLine, lines: [], index: 0 };
+      return fromAction(work, bareAction, undefined);
+    }
+  }
+  const orphanInput = segments.find((item) => item.label === "action_input");
+  if (orphanInput !== undefined) return fail(work, "missing_action_label", PARSER_MESSAGES.missingActionLabel(messageLabels, toolNames));
+  const thoughts = segments.filter((item) => item.label === "thought");
+  // "Do I need to use a tool? No" written without the Thought label, then the reply.
+  const preambleText = trimBlankLines(preamble);
+  const firstBreak = preambleText.indexOf("\n");
+  if (segments.length === 0 && firstBreak > 0 && saysNoToolNeeded(preambleText.slice(0, firstBreak))) {
+    const reply = preambleText.slice(firstBreak + 1).trim();
+    if (reply.length > 0 && !looksTruncated(reply) && !talksAboutFormat(reply) && !hasNeutralizedMarks(reply)) {
+      work.repairs.add("unlabelled_final_answer");
+      return finish(work, reply);
+    }
+  }
+  for (const thought of thoughts) {
+    const reply = trimBlankLines(thought.lines);
+    if (reply.length > 0 && thought.value.trim().length > 0 && saysNoToolNeeded(thought.value) && !looksTruncated(reply) && !hasNeutralizedMarks(reply)) {
+      work.repairs.add("unlabelled_final_answer");
+      return finish(work, reply);
+    }
+  }
+  const meaningful = segments.filter((item) => item.label !== "observation" && item.label !== "question");
+  if (meaningful.length === 0 && segments.length === 0) {
+    const text = trimBlankLines(preamble);
+    const mentioned = mentionedTools(text, toolNames);
+    if (work.config.acceptUnlabelledReply && readsAsReply(text) && mentioned.length === 0 && !looksLikePlan(text) && !looksTruncated(text) && !talksAboutFormat(text) && !hasNeutralizedMarks(text)) {
+      work.repairs.add("unlabelled_final_answer");
+      return finish(work, text);
+    }
+    return fail(work, "missing_action", PARSER_MESSAGES.missingAction(messageLabels, toolNames, mentioned, looksTruncated(text)));
+  }
+  const mentioned = mentionedTools(body, toolNames);
+  return fail(work, "missing_action", PARSER_MESSAGES.missingAction(messageLabels, toolNames, mentioned, looksTruncated(body)));
+}
