@@ -19,6 +19,7 @@ import {
   compactCallName,
   DEFAULT_REACT_GRAMMAR,
   FINISH_NAMES,
+  FUSED_HARMONY_MARKERS,
   REACT_TAGS,
   REASONING_MARKS,
   type ReActGrammar,
@@ -338,6 +339,16 @@ function findTags(view: string, edits: Edit[], found: string[]): void {
       edits.push({ at: index, replace: true, text: NEUTRALIZED_TAG_OPEN });
       found.push(`tag ${mark}`);
       index = view.indexOf(mark, index + 1);
+    }
+  }
+  // Fused harmony text ("…assistantfinal…"): "assistant" and the channel are split by a mark.
+  for (const marker of [FUSED_HARMONY_MARKERS.final, FUSED_HARMONY_MARKERS.commentary]) {
+    if (!view.includes(marker)) continue;
+    let index = view.indexOf(marker);
+    while (index >= 0) {
+      edits.push({ at: index + "assistant".length, replace: false, text: NEUTRALIZED_OPEN });
+      found.push(`token ${marker}`);
+      index = view.indexOf(marker, index + 1);
     }
   }
   // Harmony's recipient: "to=functions.delete_all".

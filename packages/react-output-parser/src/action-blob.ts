@@ -1,5 +1,5 @@
 /** Stage 3: JSON action blobs (`{"action": …, "action_input": …}`, `{"name": …, "arguments": …}`). */
-import { ACTION_BLOB_INPUT_KEYS, ACTION_BLOB_NAME_KEYS, FINISH_NAMES } from "@reins/core";
+import { ACTION_BLOB_INPUT_KEYS, ACTION_BLOB_NAME_KEYS, ACTION_BLOB_WRAPPER_KEYS, FINISH_NAMES } from "@reins/core";
 import { missingInput, objectInput, objectValue, stringInput } from "./action-input";
 import { findBalancedEnd, parseLooseJson } from "./json-text";
 import { finish, type Finished, type Work } from "./react-step";
@@ -20,15 +20,47 @@ export interface ActionBlob {
 export const BLOB_NAME_KEYS = ACTION_BLOB_NAME_KEYS;
 export const BLOB_INPUT_KEYS = ACTION_BLOB_INPUT_KEYS;
 
-export function blobFrom(value: unknown, toolNames: readonly string[]): ActionBlob | undefined {
+/** A key as the grammar spells it: lower case, spaces and hyphens as `_` (`"Action Input"` → `action_input`). */
+function grammarKey(key: string): string {
+  return key.trim().toLowerCase().replace(/[\s-]+/g, "_");
+}
+
+/** The object with its keys in the grammar's spelling, or itself when they already are. */
+function withGrammarKeys(value: Record<string, unknown>): Record<string, unknown> {
+  const keys = Object.keys(value);
+  if (keys.every((key) => grammarKey(key) === key)) return value;
+  const result: Record<string, unknown> = {};
+  for (const key of keys) {
+    const spelled = grammarKey(key);
+    if (!(spelled in result)) result[spelled] = value[key];
+  }
+  return result;
+}
+
+/**
+ * Reads one blob: a name key ({@link BLOB_NAME_KEYS}, any case or spacing: `"Action"`,
+ * `"Action Input"`) next to an input key, or one wrapper key (`ACTION_BLOB_WRAPPER_KEYS`:
+ * `{"tool_call": {…}}`) around such a blob. The OpenAI shape `{"function": {"name", "arguments"}}`
+ * is a wrapper too.
+ */
+export function blobFrom(value: unknown, toolNames: readonly string[], depth = 0): ActionBlob | undefined {
   if (!isPlainObject(value)) return undefined;
+  const keyed = withGrammarKeys(value);
   for (const nameKey of BLOB_NAME_KEYS) {
-    const name = value[nameKey];
+    const name = keyed[nameKey];
     if (typeof name !== "string") continue;
-    const inputKey = BLOB_INPUT_KEYS.find((key) => key in value);
+    const inputKey = BLOB_INPUT_KEYS.find((key) => key in keyed);
     // "name" alone is too common in ordinary data: accept it with an arguments key or a known tool.
     if ((nameKey === "name" || nameKey === "function") && inputKey === undefined && !toolNames.includes(name)) continue;
-    return { tool: name, input: inputKey !== undefined ? value[inputKey] : undefined, hasInput: inputKey !== undefined };
+    return { tool: name, input: inputKey !== undefined ? keyed[inputKey] : undefined, hasInput: inputKey !== undefined };
+  }
+  if (depth > 2) return undefined;
+  const keys = Object.keys(keyed);
+  const wrapper = keys.length === 1 ? keys[0] : keys.find((key) => key === "function" && isPlainObject(keyed[key]));
+  if (wrapper !== undefined && (ACTION_BLOB_WRAPPER_KEYS.includes(wrapper) || wrapper === "function")) {
+    const inner = keyed[wrapper];
+    const entry = Array.isArray(inner) ? inner[0] : inner;
+    return blobFrom(entry, toolNames, depth + 1);
   }
   return undefined;
 }

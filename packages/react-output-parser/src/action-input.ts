@@ -21,7 +21,14 @@ export interface InputText {
   readonly fenced: boolean;
   /** The text starts with a bracket that was scanned and never closed (spares a second scan). */
   readonly unclosedJson?: boolean;
+  /** A code fence was opened and never closed: the reply was cut off inside the input. */
+  readonly unclosedFence?: boolean;
 }
+
+/** A fence's language tag written alone on a line, without the backticks (`json`, then `{…}`). */
+const BARE_LANGUAGE_TAG = /^(?:json|json5|jsonc|yaml|yml)$/i;
+/** Markdown emphasis left before a bracketed input (`** {…}`). */
+const MARKDOWN_BEFORE_BRACKET = /^(?:\*{1,3}|_{1,3})\s*(?=[{[])/;
 
 /**
  * Collects the Action Input value: a fenced block, a bracketed JSON value (anything after it is
@@ -32,6 +39,20 @@ export function collectInput(value: string, lines: readonly string[], repairs: R
   let start = 0;
   while (start < all.length && all[start].trim().length === 0) start += 1;
   if (start >= all.length) return { text: "", fenced: false };
+  if (BARE_LANGUAGE_TAG.test(all[start].trim())) {
+    let next = start + 1;
+    while (next < all.length && all[next].trim().length === 0) next += 1;
+    const first = all[next]?.trim()[0];
+    if (first === "{" || first === "[") {
+      repairs.add("fence_language_tag_removed");
+      start = next;
+    }
+  }
+  const marked = MARKDOWN_BEFORE_BRACKET.exec(all[start].trim());
+  if (marked !== null) {
+    all[start] = all[start].trim().slice(marked[0].length);
+    repairs.add("markdown_marker_removed");
+  }
   const firstLine = all[start].trim();
   if (fenceMarker(firstLine).isFence) {
     const marker = fenceMarker(firstLine);
@@ -49,7 +70,7 @@ export function collectInput(value: string, lines: readonly string[], repairs: R
     }
     if (closed && hasText(all, index + 1)) repairs.add("trailing_prose_removed");
     repairs.add("code_fence_removed");
-    return { text: trimBlankLines(body), fenced: true };
+    return { text: trimBlankLines(body), fenced: true, unclosedFence: !closed };
   }
   let unclosedLength = -1;
   if (firstLine[0] === "{" || firstLine[0] === "[") {
@@ -106,6 +127,17 @@ export function stringInput(work: Work, spec: ToolInputSpec, raw: InputText | st
     return act(work, spec.name, "");
   }
   if (isPromptEchoInput(text)) return fail(work, "prompt_echo", PARSER_MESSAGES.promptEcho(labels, work.config.toolNames));
+  // Cut off inside a JSON value ({"query": "history of the): never run half-written.
+  if ((text[0] === "{" || text[0] === "[") && (typeof raw !== "string" && raw.unclosedJson === true ? true : findBalancedEnd(text, 0) < 0) && endsMidValue(text)) {
+    return fail(work, "truncated_input", PARSER_MESSAGES.truncatedInput(labels, spec.name, `'${labels.actionInput}: <the text for ${spec.name}>'`));
+  }
+  const repr = unwrapPythonRepr(text);
+  if (repr !== undefined) {
+    const parsed = parseLooseJson(repr, work.config.maxRepairChars);
+    if (parsed !== undefined && isSchemaEcho(parsed.value)) {
+      return fail(work, "schema_echo", PARSER_MESSAGES.schemaEcho(labels, spec.name, `'${labels.actionInput}: <the actual text for ${spec.name}>'`));
+    }
+  }
   // Only a schema ("type") or a wrapped input ("input") changes what a string tool gets: other JSON
   // is passed through untouched, so it is not parsed at all.
   if (text[0] === "{" && text.length <= work.config.maxRepairChars && (text.includes("type") || text.includes("input"))) {
@@ -153,6 +185,11 @@ export function objectInput(work: Work, spec: ToolInputSpec, raw: InputText | st
   if (text.length === 0) {
     if (spec.required.length === 0) return act(work, spec.name, {});
     return fail(work, "missing_action_input", PARSER_MESSAGES.emptyActionInput(labels, spec.name, exampleFor(spec)));
+  }
+  const repr = unwrapPythonRepr(text);
+  if (repr !== undefined) {
+    text = repr;
+    work.repairs.add("python_repr_unwrapped");
   }
   // A JSON string holding the object (double encoding), or quotes around the object.
   if (text[0] === '"' || text[0] === "'") {
@@ -202,6 +239,13 @@ export function objectInput(work: Work, spec: ToolInputSpec, raw: InputText | st
   return objectValue(work, spec, parsed.value);
 }
 
+/** A Python repr around a value (`AttributedDict({…})`, `Args({…})`): the value inside, else `undefined`. */
+export function unwrapPythonRepr(text: string): string | undefined {
+  const match = /^[A-Z][A-Za-z0-9_]{0,40}\(\s*(?=[{[])/.exec(text);
+  if (match === null || !text.endsWith(")")) return undefined;
+  return text.slice(match[0].length, text.length - 1).trim();
+}
+
 /** Whether JSON-like text ends inside a string or right after ":" or "," (a cut-off value). One scan. */
 export function endsMidValue(text: string): boolean {
   let quote = 0;
@@ -224,6 +268,10 @@ export function endsMidValue(text: string): boolean {
 }
 
 export function toolInputFor(work: Work, spec: ToolInputSpec, raw: InputText | string): Finished {
+  // Cut off inside a fence: never run half-written (a stop sequence or max_tokens ended the reply).
+  if (typeof raw !== "string" && raw.unclosedFence === true && raw.text.trim().length > 0) {
+    return fail(work, "truncated_input", PARSER_MESSAGES.truncatedInput(work.config.messageLabels, spec.name, exampleFor(spec)));
+  }
   return spec.kind === "string" ? stringInput(work, spec, raw) : objectInput(work, spec, raw);
 }
 

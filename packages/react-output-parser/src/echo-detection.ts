@@ -55,6 +55,8 @@ export function isSchemaEcho(value: unknown): boolean {
   const record = value as Record<string, unknown>;
   if (record.type === "object" && (typeof record.properties === "object" || Array.isArray(record.required))) return true;
   if (isSchemaDocument(record)) return true;
+  // One field's schema echoed as the value ({'title': 'Query', 'type': 'string'}, a Python repr).
+  if (isSchemaField(record) && ("title" in record || "description" in record) && typeof record.type === "string") return true;
   const entries = Object.entries(record);
   if (entries.length === 0) return false;
   return entries.every(([, field]) => isSchemaField(field));

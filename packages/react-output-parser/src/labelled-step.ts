@@ -6,6 +6,7 @@ import { fenceMarker } from "./code-fences";
 import { isNoOpAction, isPromptEchoAction } from "./echo-detection";
 import { parseKeywordArguments, readInlineCall } from "./inline-call";
 import { PARSER_MESSAGES } from "./messages";
+import { stripWrappingQuotes } from "./quotes";
 import { fail, finish, type Finished, type Work } from "./react-step";
 import { resolveTool } from "./resolve-tool";
 import { dropDanglingFences, joinSegment, type Segment } from "./segment-labels";
@@ -72,7 +73,7 @@ export function fromAction(work: Work, action: Segment, input: Segment | undefin
     if (call !== undefined) {
       if (isFinalAnswerName(call.name) && !toolNames.includes(call.name)) {
         work.repairs.add("paper_style_finish");
-        return finish(work, call.input);
+        return finish(work, finishArgument(call.input));
       }
       const resolved = resolveTool(work, call.name, false);
       if ("ok" in resolved) return resolved;
@@ -99,7 +100,18 @@ export function fromAction(work: Work, action: Segment, input: Segment | undefin
   return missingInput(work, resolved.spec);
 }
 
-export const ROLE_PREFIXES = ["assistant:", "ai:", "bot:"];
+export /**
+ * The answer inside `finish(…)`/`Finish[…]`: one keyword argument (`answer="…"`), or the text with
+ * one pair of wrapping quotes removed.
+ */
+function finishArgument(input: string): string {
+  const keywordArguments = parseKeywordArguments(input);
+  const values = keywordArguments !== undefined ? Object.values(keywordArguments) : [];
+  if (values.length === 1 && typeof values[0] === "string") return values[0];
+  return stripWrappingQuotes(input).text;
+}
+
+const ROLE_PREFIXES = ["assistant:", "ai:", "bot:"];
 
 export function fromFinal(work: Work, final: Segment): Finished {
   let text = dropDanglingFences(joinSegment(final)).trim();

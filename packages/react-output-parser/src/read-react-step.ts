@@ -1,11 +1,15 @@
 /**
- * Reads one model reply: normalise → (canonical fast path) → strip reasoning → segment labels →
- * decide the step → conflict policy. Each stage lives in its own module.
+ * Reads one model reply: (canonical fast path) → normalise and read chat-template tokens → strip
+ * reasoning blocks → segment labels → decide the step → conflict policy. Each stage lives in its own module.
  */
 import { readCanonicalStep } from "./canonical-step";
+import { matchReActLabel } from "@reins/core";
+import { missingInput, toolInputFor } from "./action-input";
 import { fromAction, fromFinal } from "./labelled-step";
 import { PARSER_MESSAGES } from "./messages";
-import { fail, RepairLog, type ReActStep, type ReaderConfig, type Work } from "./react-step";
+import { resolveTool } from "./resolve-tool";
+import { cutPartialStopLabel, readHarmony, removeLeftoverTokens, type HarmonyReply } from "./special-tokens";
+import { fail, finish, RepairLog, type ReActStep, type ReaderConfig, type Work } from "./react-step";
 import { stripReasoningBlocks } from "./reasoning-blocks";
 import { MAX_LABELLED_LINES, segment, joinSegment, type Segment } from "./segment-labels";
 import { trimBlankLines } from "./text-lines";
@@ -28,17 +32,76 @@ export function readReActStep(text: unknown, config: ReaderConfig): ReActStep {
   return readFullReActStep(text, config);
 }
 
+/** Rejections after which a step written inside a reasoning block is read instead. */
+const NO_STEP_OUTSIDE = new Set(["reasoning_only", "empty_output", "missing_action"]);
+
 /** The full reader, every stage, without the fast path (the fast path must agree with it). */
 export function readFullReActStep(text: unknown, config: ReaderConfig): ReActStep {
   const work: Work = { config, repairs: new RepairLog(), thought: "", cutContinuation: false };
   if (typeof text !== "string") return fail(work, "not_text", PARSER_MESSAGES.notText(config.messageLabels, config.toolNames));
   let body = text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
   if (body.charCodeAt(0) === 0xfeff) body = body.slice(1);
+  // Stage 0: chat-template tokens (harmony messages, leftover end tokens, a partial stop label).
+  const harmony = readHarmony(body);
+  if (harmony !== undefined) {
+    const step = fromHarmony(work, harmony);
+    if (step !== undefined) return step;
+    body = harmony.rest;
+  }
+  const leftovers = removeLeftoverTokens(body);
+  if (leftovers.removed) {
+    work.repairs.add("special_tokens_removed");
+    body = leftovers.text;
+  }
+  const partial = cutPartialStopLabel(body, config.labels);
+  if (partial !== undefined) {
+    work.repairs.add("partial_stop_label_cut");
+    body = partial;
+  }
+  // Stage 1: reasoning blocks. A step written only inside one is read when none stands outside.
   const reasoning = stripReasoningBlocks(body);
   if (reasoning.removed || reasoning.unclosed) work.repairs.add("reasoning_block_removed");
-  body = reasoning.text;
+  const outside = readBody(work, reasoning.text, reasoning.removed || reasoning.unclosed);
+  if (outside.ok || !NO_STEP_OUTSIDE.has(outside.reason) || reasoning.inner.trim().length === 0) return outside;
+  const insideWork: Work = { config, repairs: new RepairLog(), thought: "", cutContinuation: false };
+  for (const repair of work.repairs.items) insideWork.repairs.add(repair);
+  const inside = readBody(insideWork, stripReasoningBlocks(reasoning.inner).text, false);
+  // Only a step the model wrote (labelled, a blob, a call) counts, not reasoning prose read as a reply.
+  if (!inside.ok || inside.repairs.includes("unlabelled_final_answer")) return outside;
+  insideWork.repairs.add("step_read_from_reasoning_block");
+  return { ...inside, repairs: insideWork.repairs.items };
+}
+
+/** Harmony messages: a `to=functions.NAME` call, else the final channel; `undefined` to read `rest` as a reply. */
+function fromHarmony(work: Work, harmony: HarmonyReply): ReActStep | undefined {
+  work.thought = harmony.analysis;
+  if (harmony.call !== undefined) {
+    work.repairs.add("harmony_tool_call");
+    if (harmony.extraCalls > 0) work.repairs.add("extra_actions_ignored");
+    const resolved = resolveTool(work, harmony.call.name, harmony.call.input.length === 0);
+    if ("ok" in resolved) return resolved;
+    if (harmony.call.input.length === 0) return missingInput(work, resolved.spec);
+    return toolInputFor(work, resolved.spec, removeLeftoverTokens(harmony.call.input).text);
+  }
+  if (harmony.final !== undefined) {
+    work.repairs.add("harmony_final");
+    const answer = removeLeftoverTokens(harmony.final).text;
+    // A final channel written in the ReAct format is read as ReAct text.
+    if (!answer.split("\n", 50).some((line) => matchReActLabel(line, work.config.labels) !== undefined)) return finish(work, answer);
+    return readBody(work, answer, false);
+  }
+  if (harmony.rest.trim().length === 0) {
+    return harmony.analysis.length > 0 ? fail(work, "reasoning_only", PARSER_MESSAGES.reasoningOnly(work.config.messageLabels, work.config.toolNames)) : undefined;
+  }
+  return undefined;
+}
+
+/** Stages 2–6 on the text outside reasoning blocks: segment the labels, decide the step. */
+function readBody(work: Work, text: string, hadReasoning: boolean): ReActStep {
+  const config = work.config;
+  const body = text;
   if (body.trim().length === 0) {
-    if (reasoning.unclosed || reasoning.removed) return fail(work, "reasoning_only", PARSER_MESSAGES.reasoningOnly(config.messageLabels, config.toolNames));
+    if (hadReasoning) return fail(work, "reasoning_only", PARSER_MESSAGES.reasoningOnly(config.messageLabels, config.toolNames));
     return fail(work, "empty_output", PARSER_MESSAGES.emptyOutput(config.messageLabels, config.toolNames));
   }
   let action: Segment | undefined;

@@ -19,6 +19,19 @@ export interface Segment {
 
 export const WEAK_FINAL_WORDS = new Set(["answer", "ai", "response"]);
 
+/** "Input" written alone (no "Action"): the loose alias of the Action Input label. */
+function isLooseInputLabel(labelText: string): boolean {
+  let word = "";
+  for (const character of labelText.toLowerCase()) if (character >= "a" && character <= "z") word += character;
+  return word === "input" || word === "inputs";
+}
+
+/** The line is a list item ("- ", "* ", "• ", "1. "). */
+function startsWithBullet(line: string): boolean {
+  const trimmed = line.trimStart();
+  return /^(?:[-*+\u2022]\s|\d{1,3}[.)]\s)/.test(trimmed);
+}
+
 export function isWeakFinalLabel(labelText: string): boolean {
   let word = "";
   for (const character of labelText.toLowerCase()) if (character >= "a" && character <= "z") word += character;
@@ -89,7 +102,10 @@ export function segment(
       }
       if (stopAfterInput && current.label === "action_input" && inputStart !== "" && inputStart !== "{" && inputStart !== "[" && isBlank(line)) break;
     }
-    const match = line.length > 0 ? matchReActLabel(line, labels) : undefined;
+    let match = line.length > 0 ? matchReActLabel(line, labels) : undefined;
+    // "Input:" alone is an Action Input label only right under an Action, and never as a list item
+    // ("- Input: the user's city" inside reasoning is prose).
+    if (match !== undefined && match.label === "action_input" && isLooseInputLabel(match.labelText) && (current?.label !== "action" || startsWithBullet(line))) match = undefined;
     if (match === undefined) {
       if (current === undefined) preamble.push(line);
       else {

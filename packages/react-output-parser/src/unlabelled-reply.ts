@@ -1,5 +1,6 @@
 /** Stage 6: replies with no labelled step — blobs, XML, bare calls, unlabelled answers, or a retry. */
-import { hasNeutralizedMarks } from "@reins/core";
+import { createReActGrammar, hasNeutralizedMarks, matchReActLabel, type ReActLabelSet } from "@reins/core";
+import { findBalancedEnd, parseLooseJson } from "./json-text";
 import { findActionBlob, fromBlob, isFinalAnswerName } from "./action-blob";
 import { readInlineCall } from "./inline-call";
 import { fromAction, BACKTICKS, MAX_ACTION_LINE_CHARS } from "./labelled-step";
@@ -9,6 +10,7 @@ import { looksLikePlan, looksTruncated, saysNoToolNeeded } from "./reply-heurist
 import type { Segment } from "./segment-labels";
 import { trimBlankLines, trimCharacters } from "./text-lines";
 import { containsWord, matchToolName } from "./tool-names";
+import { findToolCallTag } from "./tool-call-tags";
 import { fromXml } from "./xml-step";
 
 
@@ -49,8 +51,54 @@ export function containsWordCaseSensitive(text: string, word: string): boolean {
   }
 }
 
+/** Lines read as labels only in another language's set (`思考：`, `最终答案：`) the parser is not configured for. */
+function foreignLabels(body: string, labels: ReActLabelSet): string[] {
+  const all = createReActGrammar({ labels }).neutralizedLabels;
+  const found: string[] = [];
+  let start = 0;
+  for (let line = 0; line < 200 && start < body.length; line += 1) {
+    let end = body.indexOf("\n", start);
+    if (end < 0) end = body.length;
+    const text = body.slice(start, end);
+    start = end + 1;
+    if (text.trim().length === 0) continue;
+    const match = matchReActLabel(text, all);
+    if (match !== undefined && matchReActLabel(text, labels) === undefined && !found.includes(match.labelText.trim())) found.push(match.labelText.trim());
+  }
+  return found;
+}
+
+/** How many line-start brackets are tried as the start of a JSON deliverable. */
+const MAX_DELIVERABLE_STARTS = 20;
+
+/**
+ * A JSON value ending the reply after a Thought, with no action or tool key (the blob reader found
+ * none): the deliverable the user asked for, written without the Final Answer label.
+ */
+function jsonDeliverable(work: Work, body: string): string | undefined {
+  const trimmed = body.trimEnd();
+  const last = trimmed[trimmed.length - 1];
+  if (last !== "}" && last !== "]") return undefined;
+  let from = 0;
+  for (let tries = 0; tries < MAX_DELIVERABLE_STARTS; tries += 1) {
+    const brace = trimmed.indexOf("\n{", from);
+    const bracket = trimmed.indexOf("\n[", from);
+    const start = brace < 0 ? bracket : bracket < 0 ? brace : Math.min(brace, bracket);
+    if (start < 0) return undefined;
+    from = start + 1;
+    if (findBalancedEnd(trimmed, start + 1) !== trimmed.length) continue;
+    const json = trimmed.slice(start + 1);
+    const before = trimmed.slice(0, start).trim();
+    if (before.length === 0 || looksLikePlan(before) || looksTruncated(before) || hasNeutralizedMarks(trimmed)) return undefined;
+    return parseLooseJson(json, work.config.maxRepairChars) !== undefined ? json : undefined;
+  }
+  return undefined;
+}
+
 export function withoutStep(work: Work, body: string, preamble: readonly string[], segments: readonly Segment[]): Finished {
   const { messageLabels, toolNames } = work.config;
+  const tagged = findToolCallTag(work, body);
+  if (tagged !== undefined) return fromBlob(work, tagged);
   const blob = findActionBlob(work, body);
   if (blob !== undefined) return fromBlob(work, blob);
   const xml = fromXml(work, body);
@@ -68,6 +116,8 @@ export function withoutStep(work: Work, body: string, preamble: readonly string[
       return fromAction(work, bareAction, undefined);
     }
   }
+  const foreign = foreignLabels(body, work.config.labels);
+  if (foreign.length > 0) return fail(work, "missing_action", PARSER_MESSAGES.untranslatedLabels(messageLabels, toolNames, foreign));
   const orphanInput = segments.find((item) => item.label === "action_input");
   if (orphanInput !== undefined) return fail(work, "missing_action_label", PARSER_MESSAGES.missingActionLabel(messageLabels, toolNames));
   const thoughts = segments.filter((item) => item.label === "thought");
@@ -87,6 +137,11 @@ export function withoutStep(work: Work, body: string, preamble: readonly string[
       work.repairs.add("unlabelled_final_answer");
       return finish(work, reply);
     }
+  }
+  const deliverable = segments.every((item) => item.label === "thought") ? jsonDeliverable(work, body) : undefined;
+  if (deliverable !== undefined) {
+    work.repairs.add("json_final_answer");
+    return finish(work, deliverable);
   }
   const meaningful = segments.filter((item) => item.label !== "observation" && item.label !== "question");
   if (meaningful.length === 0 && segments.length === 0) {
