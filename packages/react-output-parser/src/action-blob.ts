@@ -68,20 +68,30 @@ export function blobFrom(value: unknown, toolNames: readonly string[], depth = 0
 /** Finds the first JSON action blob in `text`: top-level bracketed spans, scanned once, left to right. */
 export function findActionBlob(work: Work, text: string): ActionBlob | undefined {
   let from = 0;
+  // Next "{" and "[" positions, searched again only once passed (two searches of the text in all).
+  let brace = -2;
+  let bracket = -2;
+  let colon = -2;
+  /** Cheap test before a parse: the span has a colon and a blob key word (spans are disjoint, so this stays linear). */
+  const mayHoldBlob = (start: number, end: number): boolean => {
+    if (colon !== -1 && colon < start) colon = text.indexOf(":", start);
+    if (colon < 0 || colon >= end) return false;
+    return BLOB_KEY_WORD.test(end - start > 4_096 ? text.slice(start, start + 4_096) : text.slice(start, end));
+  };
   for (;;) {
-    const brace = text.indexOf("{", from);
-    const bracket = text.indexOf("[", from);
+    if (brace !== -1 && brace < from) brace = text.indexOf("{", from);
+    if (bracket !== -1 && bracket < from) bracket = text.indexOf("[", from);
     const start = brace < 0 ? bracket : bracket < 0 ? brace : Math.min(brace, bracket);
     if (start < 0) return undefined;
     const end = findBalancedEnd(text, start);
     if (end < 0) {
       // Unclosed: try the rest once (a missing closing brace), then stop.
-      const parsed = text.length - start <= work.config.maxRepairChars ? parseLooseJson(text.slice(start), work.config.maxRepairChars) : undefined;
+      const parsed = text.length - start <= work.config.maxRepairChars && mayHoldBlob(start, text.length) ? parseLooseJson(text.slice(start), work.config.maxRepairChars) : undefined;
       const blob = parsed !== undefined ? pickBlob(work, parsed.value) : undefined;
       if (blob !== undefined) work.repairs.add("json_repair");
       return blob;
     }
-    const parsed = parseLooseJson(text.slice(start, end), work.config.maxRepairChars);
+    const parsed = mayHoldBlob(start, end) ? parseLooseJson(text.slice(start, end), work.config.maxRepairChars) : undefined;
     if (parsed !== undefined) {
       const blob = pickBlob(work, parsed.value);
       if (blob !== undefined) {
@@ -92,6 +102,9 @@ export function findActionBlob(work: Work, text: string): ActionBlob | undefined
     from = end;
   }
 }
+
+/** Words every blob key holds (name, wrapper and finish keys): spans without one are not parsed. */
+const BLOB_KEY_WORD = /action|tool|name|function/i;
 
 export function pickBlob(work: Work, value: unknown): ActionBlob | undefined {
   if (Array.isArray(value)) {

@@ -156,9 +156,9 @@ function readBody(work: Work, text: string, hadReasoning: boolean): ReActStep {
     }
   };
   const stopAfterInput = config.onConflict === "first" || config.onConflict === "action";
-  const { preamble, segments, overflow } = segment(body, config.labels, work.repairs, visit, stopAfterInput);
+  const { preambleText, segments, overflow } = segment(body, config.labels, work.repairs, visit, stopAfterInput);
   if (overflow) return fail(work, "too_many_labels", PARSER_MESSAGES.tooManyLabels(config.messageLabels, MAX_LABELLED_LINES));
-  const thoughtParts: string[] = [trimBlankLines(preamble).trim(), ...thoughtSegments.map((item) => joinSegment(item).trim())];
+  const thoughtParts: string[] = [preambleText.trim(), ...thoughtSegments.map((item) => joinSegment(item).trim())];
   // Text before the first label is the Thought: LangChain's prompt ends with "Thought:", so a
   // missing label is the normal case, not a repair.
   if (thoughtParts[0].length === 0) thoughtParts.shift();
@@ -184,6 +184,6 @@ function readBody(work: Work, text: string, hadReasoning: boolean): ReActStep {
   }
   if (action !== undefined) return fromAction(work, action, actionInput);
   if (final !== undefined) return fromFinal(work, final);
-  return withoutStep(work, body, preamble, segments);
+  return withoutStep(work, body, preambleText, segments);
 }
 

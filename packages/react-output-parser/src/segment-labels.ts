@@ -69,8 +69,9 @@ export function segment(
   repairs: RepairLog,
   visit: (item: Segment) => boolean,
   stopAfterInput: boolean,
-): { preamble: string[]; segments: Segment[]; overflow: boolean } {
-  const preamble: string[] = [];
+): { preambleText: string; segments: Segment[]; overflow: boolean } {
+  // The preamble is the body up to the first label line: kept as an offset, cut once at the end.
+  let preambleEnd = -1;
   const segments: Segment[] = [];
   let current: Segment | undefined;
   let inFence = false;
@@ -107,8 +108,8 @@ export function segment(
     // ("- Input: the user's city" inside reasoning is prose).
     if (match !== undefined && match.label === "action_input" && isLooseInputLabel(match.labelText) && (current?.label !== "action" || startsWithBullet(line))) match = undefined;
     if (match === undefined) {
-      if (current === undefined) preamble.push(line);
-      else {
+      // Lines before the first label are the preamble, cut from the body once at the end.
+      if (current !== undefined) {
         current.lines.push(line);
         if (blankSoFar && !isBlank(line)) {
           blankSoFar = false;
@@ -117,7 +118,8 @@ export function segment(
       }
       continue;
     }
-    if (segments.length >= MAX_LABELLED_LINES) return { preamble, segments, overflow: true };
+    if (preambleEnd < 0) preambleEnd = start;
+    if (segments.length >= MAX_LABELLED_LINES) return { preambleText: trimBlankLinesOf(body, preambleEnd), segments, overflow: true };
     noteLabelRepairs(line, match.labelText, repairs);
     current = { label: match.label, value: match.value, lines: [], index: segments.length, weak: match.label === "final_answer" && isWeakFinalLabel(match.labelText) };
     segments.push(current);
@@ -127,7 +129,26 @@ export function segment(
     inFence = current.label === "action_input" && fenceMarker(match.value).isFence && !valueStart.slice(3).includes("```");
     if (!visit(current)) break;
   }
-  return { preamble, segments, overflow: false };
+  return { preambleText: trimBlankLinesOf(body, preambleEnd < 0 ? body.length : preambleEnd), segments, overflow: false };
+}
+
+/** `body.slice(0, end)` without its leading and trailing blank lines (as `trimBlankLines` of its lines). */
+function trimBlankLinesOf(body: string, end: number): string {
+  const text = body.slice(0, end);
+  let first = 0;
+  for (;;) {
+    const newline = text.indexOf("\n", first);
+    if (!isBlank(text.slice(first, newline < 0 ? text.length : newline))) break;
+    if (newline < 0) return "";
+    first = newline + 1;
+  }
+  let last = text.length;
+  while (last > first) {
+    const lineStart = text.lastIndexOf("\n", last - 1) + 1;
+    if (!isBlank(text.slice(lineStart, last))) break;
+    last = lineStart - 1;
+  }
+  return text.slice(first, Math.max(first, last));
 }
 
 export function joinSegment(item: Segment): string {

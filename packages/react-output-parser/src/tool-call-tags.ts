@@ -34,15 +34,25 @@ interface OpenTag {
   readonly end: number;
 }
 
+/** First letters of the call tag names (lower case), tested before anything is cut from the text. */
+const FIRST_CODES = new Set(CALL_TAG_NAMES.map((name) => name.charCodeAt(0)));
+
 /** The next opening call tag at or after `from`. */
 function nextOpenTag(text: string, from: number): OpenTag | undefined {
   let index = text.indexOf("<", from);
+  // The next ">" is searched again only once passed, so a text of unclosed tags is scanned once.
+  let close = -2;
   while (index >= 0) {
+    if (!FIRST_CODES.has(text.charCodeAt(index + 1) | 0x20)) {
+      index = text.indexOf("<", index + 1);
+      continue;
+    }
     const window = text.slice(index + 1, index + 16).toLowerCase();
     const name = CALL_TAG_NAMES.find((candidate) => window.startsWith(candidate) && /[\s>=]/.test(window[candidate.length] ?? ""));
     if (name !== undefined) {
-      const close = text.indexOf(">", index);
-      if (close > 0 && close - index <= MAX_ATTRIBUTE_CHARS) {
+      if (close !== -1 && close < index) close = text.indexOf(">", index);
+      if (close < 0) return undefined;
+      if (close - index <= MAX_ATTRIBUTE_CHARS) {
         return { name, attributes: text.slice(index + 1 + name.length, close), start: index, end: close + 1 };
       }
     }
@@ -51,10 +61,20 @@ function nextOpenTag(text: string, from: number): OpenTag | undefined {
   return undefined;
 }
 
-/** The tag's content: up to `</name>` or the end of the text (a stop sequence may cut it). */
+/**
+ * The tag's content: up to `</name>`, or (cut off by a stop sequence) up to the next `<name` or the
+ * end of the text.
+ */
 function contentOf(text: string, tag: OpenTag): { content: string; end: number } {
   const close = text.indexOf(`</${tag.name}>`, tag.end);
-  return close < 0 ? { content: text.slice(tag.end), end: text.length } : { content: text.slice(tag.end, close), end: close + tag.name.length + 3 };
+  if (close >= 0) {
+    const next = text.indexOf(`<${tag.name}`, tag.end);
+    if (next < 0 || next > close || WRAPPERS.has(tag.name)) return { content: text.slice(tag.end, close), end: close + tag.name.length + 3 };
+    return { content: text.slice(tag.end, next), end: next };
+  }
+  const next = text.indexOf(`<${tag.name}`, tag.end);
+  const end = next < 0 ? text.length : next;
+  return { content: text.slice(tag.end, end), end };
 }
 
 /** `name="search"`, `name='search'` or `name=search` among a tag's attributes. */
@@ -125,8 +145,7 @@ function inputText(text: string, work: Work): unknown {
 }
 
 /** One call from a tag, or `undefined` when the tag holds none. */
-function callOf(text: string, tag: OpenTag, work: Work): ActionBlob | undefined {
-  const { content } = contentOf(text, tag);
+function callOf(content: string, tag: OpenTag, work: Work): ActionBlob | undefined {
   const attributes = tag.attributes;
   // Qwen: <function=NAME>
   const named = attributes.trimStart().startsWith("=") ? attributes.trim().slice(1).replace(/^["']|["']$/g, "").trim() : attribute(attributes, TOOL_CALL_NAME_ATTRIBUTES);
@@ -167,21 +186,22 @@ export function findToolCallTag(work: Work, text: string): ActionBlob | undefine
   let firstEnd = 0;
   let extra = 0;
   // At most a few dozen tags are looked at: enough for wrappers and a few calls.
-  for (let looked = 0; looked < 64; looked += 1) {
+  for (let looked = 0; looked < 32; looked += 1) {
     const tag = nextOpenTag(text, from);
     if (tag === undefined) break;
-    const call = callOf(text, tag, work);
+    const { content, end } = contentOf(text, tag);
+    const call = callOf(content, tag, work);
     if (call !== undefined) {
       if (first === undefined) {
         first = call;
-        firstEnd = contentOf(text, tag).end;
+        firstEnd = end;
       } else if (tag.start >= firstEnd) extra += 1;
-      from = contentOf(text, tag).end;
+      from = end;
       if (first !== undefined && extra > 0) break;
       continue;
     }
     // A wrapper (<function_calls>, <tool_calls>) without a call of its own: look inside it.
-    from = WRAPPERS.has(tag.name) ? tag.end : contentOf(text, tag).end;
+    from = WRAPPERS.has(tag.name) ? tag.end : end;
   }
   if (first !== undefined) {
     work.repairs.add("tool_call_tag");

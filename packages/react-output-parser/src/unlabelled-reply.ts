@@ -95,7 +95,11 @@ function jsonDeliverable(work: Work, body: string): string | undefined {
   return undefined;
 }
 
-export function withoutStep(work: Work, body: string, preamble: readonly string[], segments: readonly Segment[]): Finished {
+/**
+ * Decides a reply with no labelled step. `preambleText` is the text before the first label, blank
+ * lines trimmed (computed once by the caller).
+ */
+export function withoutStep(work: Work, body: string, preambleText: string, segments: readonly Segment[]): Finished {
   const { messageLabels, toolNames } = work.config;
   const tagged = findToolCallTag(work, body);
   if (tagged !== undefined) return fromBlob(work, tagged);
@@ -122,7 +126,6 @@ export function withoutStep(work: Work, body: string, preamble: readonly string[
   if (orphanInput !== undefined) return fail(work, "missing_action_label", PARSER_MESSAGES.missingActionLabel(messageLabels, toolNames));
   const thoughts = segments.filter((item) => item.label === "thought");
   // "Do I need to use a tool? No" written without the Thought label, then the reply.
-  const preambleText = trimBlankLines(preamble);
   const firstBreak = preambleText.indexOf("\n");
   if (segments.length === 0 && firstBreak > 0 && saysNoToolNeeded(preambleText.slice(0, firstBreak))) {
     const reply = preambleText.slice(firstBreak + 1).trim();
@@ -145,7 +148,7 @@ export function withoutStep(work: Work, body: string, preamble: readonly string[
   }
   const meaningful = segments.filter((item) => item.label !== "observation" && item.label !== "question");
   if (meaningful.length === 0 && segments.length === 0) {
-    const text = trimBlankLines(preamble);
+    const text = preambleText;
     const mentioned = mentionedTools(text, toolNames);
     if (work.config.acceptUnlabelledReply && readsAsReply(text) && mentioned.length === 0 && !looksLikePlan(text) && !looksTruncated(text) && !talksAboutFormat(text) && !hasNeutralizedMarks(text)) {
       work.repairs.add("unlabelled_final_answer");
