@@ -19,6 +19,39 @@ export interface Segment {
 
 export const WEAK_FINAL_WORDS = new Set(["answer", "ai", "response"]);
 
+const firstCodesCache = new WeakMap<ReActLabelSet, ReadonlySet<number>>();
+
+/** Character codes a label line can start with: the label words' first letters (both cases). */
+function labelFirstCodes(labels: ReActLabelSet): ReadonlySet<number> {
+  let codes = firstCodesCache.get(labels);
+  if (codes === undefined) {
+    const set = new Set<number>();
+    for (const words of Object.values(labels) as (readonly string[])[]) {
+      for (const word of words) {
+        const first = word.trim()[0];
+        if (first === undefined) continue;
+        set.add(first.toLowerCase().charCodeAt(0));
+        set.add(first.toUpperCase().charCodeAt(0));
+      }
+    }
+    codes = set;
+    firstCodesCache.set(labels, codes);
+  }
+  return codes;
+}
+
+/**
+ * Whether a line starting with `code` may be a label line: a label's first letter, or what
+ * `matchReActLabel` skips first (whitespace, markdown, bullets, numbering, full-width space).
+ */
+function mayStartLabel(code: number, firstCodes: ReadonlySet<number>): boolean {
+  if (code < 128) {
+    if ((code >= 65 && code <= 90) || (code >= 97 && code <= 122)) return firstCodes.has(code);
+    return !((code >= 33 && code <= 47 && code !== 35 && code !== 42 && code !== 43 && code !== 45) || code === 58 || code === 59 || code === 60 || code === 61 || code === 63 || code === 64 || code === 91 || code === 93 || code === 123 || code === 125 || code === 124);
+  }
+  return true;
+}
+
 /** "Input" written alone (no "Action"): the loose alias of the Action Input label. */
 function isLooseInputLabel(labelText: string): boolean {
   let word = "";
@@ -72,6 +105,8 @@ export function segment(
 ): { preambleText: string; segments: Segment[]; overflow: boolean } {
   // The preamble is the body up to the first label line: kept as an offset, cut once at the end.
   let preambleEnd = -1;
+  let looseLabels = 0;
+  const firstCodes = labelFirstCodes(labels);
   const segments: Segment[] = [];
   let current: Segment | undefined;
   let inFence = false;
@@ -82,6 +117,8 @@ export function segment(
   for (let start = 0, end = 0; start <= body.length; start = end + 1) {
     end = body.indexOf("\n", start);
     if (end < 0) end = body.length;
+    // A preamble line whose first character no label can start with is skipped without being cut.
+    if (current === undefined && start < end && !mayStartLabel(body.charCodeAt(start), firstCodes)) continue;
     const line = body.slice(start, end);
     if (current !== undefined && (current.label === "action_input" || current.label === "final_answer")) {
       if (inFence) {
@@ -105,8 +142,12 @@ export function segment(
     }
     let match = line.length > 0 ? matchReActLabel(line, labels) : undefined;
     // "Input:" alone is an Action Input label only right under an Action, and never as a list item
-    // ("- Input: the user's city" inside reasoning is prose).
-    if (match !== undefined && match.label === "action_input" && isLooseInputLabel(match.labelText) && (current?.label !== "action" || startsWithBullet(line))) match = undefined;
+    // ("- Input: the user's city" inside reasoning is prose). Such lines count towards the limit.
+    if (match !== undefined && match.label === "action_input" && isLooseInputLabel(match.labelText) && (current?.label !== "action" || startsWithBullet(line))) {
+      match = undefined;
+      looseLabels += 1;
+      if (looseLabels >= MAX_LABELLED_LINES) return { preambleText: trimBlankLinesOf(body, preambleEnd < 0 ? start : preambleEnd), segments, overflow: true };
+    }
     if (match === undefined) {
       // Lines before the first label are the preamble, cut from the body once at the end.
       if (current !== undefined) {

@@ -106,8 +106,10 @@ export function readHarmony(text: string): HarmonyReply | undefined {
  * `analysis…assistantcommentary to=functions.NAME json{…}` (the text must start with `analysis`).
  */
 function readFusedHarmony(text: string): HarmonyReply | undefined {
-  const trimmed = text.trimStart();
-  if (!trimmed.startsWith(FUSED_HARMONY_MARKERS.analysis)) return undefined;
+  let start = 0;
+  while (start < text.length && (text.charCodeAt(start) === 32 || text.charCodeAt(start) === 10 || text.charCodeAt(start) === 9)) start += 1;
+  if (!text.startsWith(FUSED_HARMONY_MARKERS.analysis, start)) return undefined;
+  const trimmed = text.slice(start);
   const finalAt = trimmed.indexOf(FUSED_HARMONY_MARKERS.final);
   const callAt = trimmed.indexOf(FUSED_HARMONY_MARKERS.commentary);
   if (finalAt < 0 && callAt < 0) return undefined;
@@ -146,9 +148,9 @@ export function removeLeftoverTokens(text: string): { text: string; removed: boo
  */
 export function cutPartialStopLabel(text: string, labels: ReActLabelSet): string | undefined {
   let end = text.length;
-  while (end > 0 && /\s/.test(text[end - 1])) end -= 1;
+  while (end > 0 && (text.charCodeAt(end - 1) === 32 || text.charCodeAt(end - 1) === 10 || text.charCodeAt(end - 1) === 9)) end -= 1;
   const lineStart = text.lastIndexOf("\n", end - 1) + 1;
-  if (lineStart === 0) return undefined;
+  if (lineStart === 0 || end - lineStart > 48 || end - lineStart < 3) return undefined;
   const last = text.slice(lineStart, end).trim().replace(/^[*_#>]+/, "").toLowerCase();
   if (last.length < 3 || last.length > 40) return undefined;
   for (const word of labels.observation) if (word.startsWith(last)) return text.slice(0, lineStart);
