@@ -246,10 +246,13 @@ export function unwrapPythonRepr(text: string): string | undefined {
   return text.slice(match[0].length, text.length - 1).trim();
 }
 
-/** Whether JSON-like text ends inside a string or right after ":" or "," (a cut-off value). One scan. */
+/** Whether JSON-like text ends inside a string, right after ":" or ",", or with an inner bracket open (a cut-off value). One scan. */
 export function endsMidValue(text: string): boolean {
   let quote = 0;
   let lastSignificant = 0;
+  // Brackets still open at the end: more than the outermost one means a value inside was cut.
+  let depth = 0;
+  let sawColon = false;
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
     if (quote !== 0) {
@@ -262,9 +265,12 @@ export function endsMidValue(text: string): boolean {
       lastSignificant = code;
       continue;
     }
+    if (code === 58) sawColon = true;
+    if (code === 123 || code === 91) depth += 1;
+    else if ((code === 125 || code === 93) && depth > 0) depth -= 1;
     if (code !== 32 && code !== 9 && code !== 10 && code !== 13) lastSignificant = code;
   }
-  return quote !== 0 || lastSignificant === 58 || lastSignificant === 44;
+  return quote !== 0 || lastSignificant === 58 || lastSignificant === 44 || (depth > 1 && sawColon);
 }
 
 export function toolInputFor(work: Work, spec: ToolInputSpec, raw: InputText | string): Finished {

@@ -53,6 +53,11 @@ export function readFullReActStep(text: unknown, config: ReaderConfig): ReActSte
     work.repairs.add("special_tokens_removed");
     body = leftovers.text;
   }
+  const template = skipEchoedTemplate(body);
+  if (template !== undefined) {
+    work.repairs.add("template_echo_skipped");
+    body = template;
+  }
   const partial = cutPartialStopLabel(body, config.labels);
   if (partial !== undefined) {
     work.repairs.add("partial_stop_label_cut");
@@ -70,6 +75,25 @@ export function readFullReActStep(text: unknown, config: ReaderConfig): ReActSte
   if (!inside.ok || inside.repairs.includes("unlabelled_final_answer")) return outside;
   insideWork.repairs.add("step_read_from_reasoning_block");
   return { ...inside, repairs: insideWork.repairs.items };
+}
+
+/** Placeholders of LangChain's ReAct template that only an echo of the format block contains. */
+const TEMPLATE_PLACEHOLDERS = ["Action Input: the input to the action", "Action: the action to take", "Final Answer: the final answer to the original input question"];
+
+/**
+ * A reply that first echoes the prompt's format block (its placeholders) and then starts the real
+ * step at a `Question:` line: the text from that line. `undefined` when there is no such echo.
+ */
+function skipEchoedTemplate(body: string): string | undefined {
+  let last = -1;
+  for (const placeholder of TEMPLATE_PLACEHOLDERS) {
+    const index = body.lastIndexOf(placeholder);
+    if (index > last) last = index;
+  }
+  if (last < 0) return undefined;
+  const question = body.indexOf("\nQuestion:", last);
+  if (question < 0) return undefined;
+  return body.slice(question + 1);
 }
 
 /** Harmony messages: a `to=functions.NAME` call, else the final channel; `undefined` to read `rest` as a reply. */

@@ -76,7 +76,16 @@ const MAX_DELIVERABLE_STARTS = 20;
  * none): the deliverable the user asked for, written without the Final Answer label.
  */
 function jsonDeliverable(work: Work, body: string): string | undefined {
-  const trimmed = body.trimEnd();
+  let trimmed = body.trimEnd();
+  // In a code fence: the fence lines go, the JSON inside is the answer.
+  if (trimmed.endsWith("```")) {
+    const closing = trimmed.lastIndexOf("\n```");
+    const opening = closing > 0 ? trimmed.lastIndexOf("\n```", closing - 1) : -1;
+    if (opening < 0 || closing - opening > work.config.maxRepairChars) return undefined;
+    const fenceLineEnd = trimmed.indexOf("\n", opening + 1);
+    if (fenceLineEnd < 0 || fenceLineEnd >= closing) return undefined;
+    trimmed = `${trimmed.slice(0, opening)}\n${trimmed.slice(fenceLineEnd + 1, closing).trim()}`;
+  }
   const last = trimmed[trimmed.length - 1];
   if (last !== "}" && last !== "]") return undefined;
   let from = 0;
