@@ -144,8 +144,9 @@ export function withoutStep(work: Work, body: string, preambleText: string, segm
     }
   }
   for (const thought of thoughts) {
+    if (thought.value.trim().length === 0 || !saysNoToolNeeded(thought.value)) continue;
     const reply = trimBlankLines(thought.lines);
-    if (reply.length > 0 && thought.value.trim().length > 0 && saysNoToolNeeded(thought.value) && !looksTruncated(reply) && !hasNeutralizedMarks(reply)) {
+    if (reply.length > 0 && !looksTruncated(reply) && !hasNeutralizedMarks(reply)) {
       work.repairs.add("unlabelled_final_answer");
       return finish(work, reply);
     }
