@@ -58,7 +58,6 @@ export function collectInput(value: string, lines: readonly string[], repairs: R
     const marker = fenceMarker(firstLine);
     // A one-line fence: ```code```
     if (marker.rest.includes("```")) return { text: unwrapCodeFence(firstLine) ?? firstLine, fenced: true };
-    const body: string[] = [];
     let closed = false;
     let index = start + 1;
     for (; index < all.length; index += 1) {
@@ -66,11 +65,10 @@ export function collectInput(value: string, lines: readonly string[], repairs: R
         closed = true;
         break;
       }
-      body.push(all[index]);
     }
     if (closed && hasText(all, index + 1)) repairs.add("trailing_prose_removed");
     repairs.add("code_fence_removed");
-    return { text: trimBlankLines(body), fenced: true, unclosedFence: !closed };
+    return { text: trimBlankLines(all.slice(start + 1, index)), fenced: true, unclosedFence: !closed };
   }
   let unclosedLength = -1;
   if (firstLine[0] === "{" || firstLine[0] === "[") {

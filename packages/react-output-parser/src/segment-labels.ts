@@ -11,10 +11,64 @@ import { isBlank } from "./text-lines";
 export interface Segment {
   readonly label: ReActLabel;
   readonly value: string;
+  /** The lines after the label line, up to the next label (or where reading stopped). */
   readonly lines: string[];
   readonly index: number;
   /** A final answer under a short alias ("Answer:", "AI:", "Response:"), which prose uses by accident too. */
   readonly weak?: boolean;
+}
+
+/**
+ * A segment read from the body: its lines are a range of the body, cut into lines only when a
+ * later stage asks for them (a long Thought or an unclosed fence is never split line by line).
+ */
+class BodySegment implements Segment {
+  /** End (exclusive) of the last line read into the segment; -1 while none. */
+  linesEnd = -1;
+  private cut: string[] | undefined;
+
+  constructor(
+    readonly label: ReActLabel,
+    readonly value: string,
+    readonly index: number,
+    readonly weak: boolean,
+    private readonly body: string,
+    /** Start of the line after the label line. */
+    private readonly linesStart: number,
+  ) {}
+
+  get lines(): string[] {
+    if (this.cut === undefined) this.cut = this.linesEnd < 0 || this.linesEnd < this.linesStart ? [] : this.body.slice(this.linesStart, this.linesEnd).split("\n");
+    return this.cut;
+  }
+}
+
+/** Whether `body[start, end)` is blank (spaces, tabs, CR, NBSP, ideographic space). */
+function isBlankRange(body: string, start: number, end: number): boolean {
+  for (let index = start; index < end; index += 1) {
+    const code = body.charCodeAt(index);
+    if (code !== 32 && code !== 9 && code !== 13 && code !== 0xa0 && code !== 0x3000) return false;
+  }
+  return true;
+}
+
+/** The first non-blank character of `body[start, end)` ("" when blank). */
+function firstNonBlank(body: string, start: number, end: number): string {
+  for (let index = start; index < end; index += 1) {
+    const code = body.charCodeAt(index);
+    if (code !== 32 && code !== 9 && code !== 13 && code !== 0xa0 && code !== 0x3000 && code !== 0xfeff && code !== 0x2028) return body[index];
+  }
+  return "";
+}
+
+/** Whether the line `body[start, end)` is a fence marker line (cut from the body only when it may be). */
+function fenceLineAt(body: string, start: number, end: number): string | undefined {
+  let index = start;
+  while (index < end && (body.charCodeAt(index) === 32 || body.charCodeAt(index) === 9)) index += 1;
+  const code = body.charCodeAt(index);
+  if (index >= end || (code !== 96 && code !== 126)) return undefined;
+  const line = body.slice(start, end);
+  return fenceMarker(line).isFence ? line : undefined;
 }
 
 export const WEAK_FINAL_WORDS = new Set(["answer", "ai", "response"]);
@@ -45,6 +99,7 @@ function labelFirstCodes(labels: ReActLabelSet): ReadonlySet<number> {
  * `matchReActLabel` skips first (whitespace, markdown, bullets, numbering, full-width space).
  */
 function mayStartLabel(code: number, firstCodes: ReadonlySet<number>): boolean {
+  if (firstCodes.has(code)) return true;
   if (code < 128) {
     if ((code >= 65 && code <= 90) || (code >= 97 && code <= 122)) return firstCodes.has(code);
     return !((code >= 33 && code <= 47 && code !== 35 && code !== 42 && code !== 43 && code !== 45) || code === 58 || code === 59 || code === 60 || code === 61 || code === 63 || code === 64 || code === 91 || code === 93 || code === 123 || code === 125 || code === 124);
@@ -108,53 +163,52 @@ export function segment(
   let looseLabels = 0;
   const firstCodes = labelFirstCodes(labels);
   const segments: Segment[] = [];
-  let current: Segment | undefined;
+  let current: BodySegment | undefined;
   let inFence = false;
   let blankSoFar = true;
   // The first non-blank character of the current Action Input ("" while none).
   let inputStart = "";
-  // Lines are cut one at a time, so a reply decided early never has its long tail split.
+  // Lines are read as offsets into the body; only a line that may be a label or a fence is cut.
   for (let start = 0, end = 0; start <= body.length; start = end + 1) {
     end = body.indexOf("\n", start);
     if (end < 0) end = body.length;
-    // A preamble line whose first character no label can start with is skipped without being cut.
-    if (current === undefined && start < end && !mayStartLabel(body.charCodeAt(start), firstCodes)) continue;
-    const line = body.slice(start, end);
     if (current !== undefined && (current.label === "action_input" || current.label === "final_answer")) {
       if (inFence) {
-        current.lines.push(line);
-        if (fenceMarker(line).isFence) {
+        current.linesEnd = end;
+        if (fenceLineAt(body, start, end) !== undefined) {
           inFence = false;
           // With "first"/"action", nothing after a complete Action Input can change the step.
           if (stopAfterInput && current.label === "action_input" && inputStart === "`") break;
         }
         continue;
       }
-      const marker = fenceMarker(line);
-      if (marker.isFence && (!isBareFence(line) || (blankSoFar && current.value.trim().length === 0))) {
+      const fence = fenceLineAt(body, start, end);
+      if (fence !== undefined && (!isBareFence(fence) || (blankSoFar && current.value.trim().length === 0))) {
         inFence = true;
         blankSoFar = false;
         if (inputStart === "") inputStart = "`";
-        current.lines.push(line);
+        current.linesEnd = end;
         continue;
       }
-      if (stopAfterInput && current.label === "action_input" && inputStart !== "" && inputStart !== "{" && inputStart !== "[" && isBlank(line)) break;
+      if (stopAfterInput && current.label === "action_input" && inputStart !== "" && inputStart !== "{" && inputStart !== "[" && isBlankRange(body, start, end)) break;
     }
-    let match = line.length > 0 ? matchReActLabel(line, labels) : undefined;
+    // A line whose first character no label can start with is never cut out to be matched.
+    const line = start < end && mayStartLabel(body.charCodeAt(start), firstCodes) ? body.slice(start, end) : undefined;
+    let match = line !== undefined ? matchReActLabel(line, labels) : undefined;
     // "Input:" alone is an Action Input label only right under an Action, and never as a list item
     // ("- Input: the user's city" inside reasoning is prose). Such lines count towards the limit.
-    if (match !== undefined && match.label === "action_input" && isLooseInputLabel(match.labelText) && (current?.label !== "action" || startsWithBullet(line))) {
+    if (match !== undefined && line !== undefined && match.label === "action_input" && isLooseInputLabel(match.labelText) && (current?.label !== "action" || startsWithBullet(line))) {
       match = undefined;
       looseLabels += 1;
       if (looseLabels >= MAX_LABELLED_LINES) return { preambleText: trimBlankLinesOf(body, preambleEnd < 0 ? start : preambleEnd), segments, overflow: true };
     }
-    if (match === undefined) {
+    if (match === undefined || line === undefined) {
       // Lines before the first label are the preamble, cut from the body once at the end.
       if (current !== undefined) {
-        current.lines.push(line);
-        if (blankSoFar && !isBlank(line)) {
+        current.linesEnd = end;
+        if (blankSoFar && !isBlankRange(body, start, end)) {
           blankSoFar = false;
-          if (inputStart === "") inputStart = line.trim()[0];
+          if (inputStart === "") inputStart = firstNonBlank(body, start, end);
         }
       }
       continue;
@@ -162,7 +216,7 @@ export function segment(
     if (preambleEnd < 0) preambleEnd = start;
     if (segments.length >= MAX_LABELLED_LINES) return { preambleText: trimBlankLinesOf(body, preambleEnd), segments, overflow: true };
     noteLabelRepairs(line, match.labelText, repairs);
-    current = { label: match.label, value: match.value, lines: [], index: segments.length, weak: match.label === "final_answer" && isWeakFinalLabel(match.labelText) };
+    current = new BodySegment(match.label, match.value, segments.length, match.label === "final_answer" && isWeakFinalLabel(match.labelText), body, end + 1);
     segments.push(current);
     const valueStart = match.value.trim();
     blankSoFar = valueStart.length === 0;

@@ -153,7 +153,10 @@ function callOf(content: string, tag: OpenTag, work: Work): ActionBlob | undefin
     const parameters = parametersOf(content);
     if (parameters !== undefined) return { tool: named, input: parameters, hasInput: true };
     const body = content.trim();
-    return { tool: named, input: body.length > 0 ? inputText(body, work) : undefined, hasInput: body.length > 0 };
+    if (body.length > 0) return { tool: named, input: inputText(body, work), hasInput: true };
+    // The input as an attribute: <tool_call name="search" arguments='{"query": "x"}'/>.
+    const written = attribute(attributes.replace(/\/\s*$/, ""), TOOL_CALL_CHILD_TAG_NAMES.input);
+    return { tool: named, input: written !== undefined ? inputText(written, work) : undefined, hasInput: written !== undefined && written.length > 0 };
   }
   const childName = childTag(content, TOOL_CALL_CHILD_TAG_NAMES.name);
   if (childName !== undefined && childName.trim().length > 0 && !childName.includes("<")) {
