@@ -21,9 +21,12 @@ export interface InputText {
   readonly fenced: boolean;
   /** The text starts with a bracket that was scanned and never closed (spares a second scan). */
   readonly unclosedJson?: boolean;
-  /** A code fence was opened and never closed: the reply was cut off inside the input. */
+  /** A code fence was opened and never closed: the reply was cut off inside the input (`text` then holds its first lines only). */
   readonly unclosedFence?: boolean;
 }
+
+/** Lines of an unclosed fence kept in {@link InputText.text} (the input is rejected, never run). */
+const UNCLOSED_FENCE_LINES_KEPT = 200;
 
 /** A fence's language tag written alone on a line, without the backticks (`json`, then `{…}`). */
 const BARE_LANGUAGE_TAG = /^(?:json|json5|jsonc|yaml|yml)$/i;
@@ -68,7 +71,8 @@ export function collectInput(value: string, lines: readonly string[], repairs: R
     }
     if (closed && hasText(all, index + 1)) repairs.add("trailing_prose_removed");
     repairs.add("code_fence_removed");
-    return { text: trimBlankLines(all.slice(start + 1, index)), fenced: true, unclosedFence: !closed };
+    // Unclosed, the input is rejected as cut off: only its first lines are kept for the check.
+    return { text: trimBlankLines(all.slice(start + 1, closed ? index : Math.min(index, start + 1 + UNCLOSED_FENCE_LINES_KEPT))), fenced: true, unclosedFence: !closed };
   }
   let unclosedLength = -1;
   if (firstLine[0] === "{" || firstLine[0] === "[") {
