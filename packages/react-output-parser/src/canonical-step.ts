@@ -137,7 +137,10 @@ export function readCanonicalStep(text: string, config: ReaderConfig): ReActStep
   if (spec === undefined || spec.kind !== "string") return undefined;
   const thought = thoughtLine.trim();
   if (fenced !== undefined) {
-    if (fenced.length === 0 || isQuoteCode(fenced.charCodeAt(0)) || fenced[0] === "{" || isPromptEchoInput(fenced)) return undefined;
+    if (fenced.length === 0 || isQuoteCode(fenced.charCodeAt(0)) || isPromptEchoInput(fenced)) return undefined;
+    // Fenced JSON for a string tool passes through whole unless it may be a schema echo or a
+    // wrapped {input}, or is cut off (the full reader words those).
+    if (fenced[0] === "{" && (findBalancedEnd(fenced, 0) !== fenced.length || fenced.includes("type") || fenced.includes("input"))) return undefined;
     return { ok: true, kind: "action", tool: spec.name, toolInput: fenced, thought, repairs: FENCE_REPAIRS };
   }
   const rawInput = inputLine;
