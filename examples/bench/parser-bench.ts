@@ -92,6 +92,8 @@ export interface ComparedSet {
   /** Median and mean over the cases of (Reins / stock) per case. */
   readonly medianCaseRatio: number;
   readonly meanCaseRatio: number;
+  /** Cases more than 3 × slower than the stock parser. */
+  readonly casesOverThreeTimes: number;
   /** The highest case ratio, and that case's text (first 60 characters). */
   readonly worstCaseRatio: number;
   readonly worstCase: string;
@@ -371,6 +373,7 @@ async function comparedRun(sets: Record<ComparedSet["name"], Sample[]>, rounds: 
       ratio: reinsMicroseconds / stockMicroseconds,
       medianCaseRatio: median(ratios),
       meanCaseRatio: ratios.reduce((sum, ratio) => sum + ratio, 0) / ratios.length,
+      casesOverThreeTimes: ratios.filter((ratio) => ratio > 3).length,
       worstCaseRatio: ratios[worst],
       worstCase: cases[worst].sample.text.slice(0, 60).replace(/\n/g, "\\n"),
     });
@@ -504,8 +507,8 @@ export function formatParserBench(result: ParserBenchResult): string {
     `samples ${typical.samples} (${typical.correctedByReins} stock-accepted output(s) Reins corrects on purpose left out), rounds ${typical.rounds}: Reins ${typical.reinsMicroseconds.toFixed(2)} µs, stock ${typical.stockMicroseconds.toFixed(2)} µs per parse; ratio ${typical.ratio.toFixed(2)}× (median round); fastest round: Reins ${typical.reinsBestMicroseconds.toFixed(2)} µs, stock ${typical.stockBestMicroseconds.toFixed(2)} µs, ratio ${typical.bestRatio.toFixed(2)}×`,
     "",
     "Interleaved case-by-case run (CPU µs per parse, each case's median over rounds; ratios Reins / stock)",
-    "set           cases   Reins µs   stock µs   ratio   median case   mean case   worst case",
-    ...result.compared.map((set) => `${set.name.padEnd(12)} ${String(set.samples).padStart(6)} ${set.reinsMicroseconds.toFixed(2).padStart(10)} ${set.stockMicroseconds.toFixed(2).padStart(10)} ${set.ratio.toFixed(2).padStart(6)}× ${set.medianCaseRatio.toFixed(2).padStart(12)}× ${set.meanCaseRatio.toFixed(2).padStart(10)}×   ${set.worstCaseRatio.toFixed(2)}× (${set.worstCase})`),
+    "set           cases   Reins µs   stock µs   ratio   median case   mean case   cases > 3×   worst case",
+    ...result.compared.map((set) => `${set.name.padEnd(12)} ${String(set.samples).padStart(6)} ${set.reinsMicroseconds.toFixed(2).padStart(10)} ${set.stockMicroseconds.toFixed(2).padStart(10)} ${set.ratio.toFixed(2).padStart(6)}× ${set.medianCaseRatio.toFixed(2).padStart(12)}× ${set.meanCaseRatio.toFixed(2).padStart(10)}× ${String(set.casesOverThreeTimes).padStart(12)}   ${set.worstCaseRatio.toFixed(2)}× (${set.worstCase})`),
     "",
     `Worst-case scaling (stock in a worker thread, cut off at ${result.stockTimeoutMs / 1000} s)`,
     "input                     size      Reins ms   Reins result          stock ms",
