@@ -100,7 +100,9 @@ export type ParseReport =
  *   `n-fence-tag-bare`); a stray markdown marker before the input (`** {…}`, `n-stray-markdown`);
  *   `finish(answer="…")` / `Finish(…)` (`n-finish-call`, `n-finish-call-cap`);
  * - an echoed template header or `Question:` line, or an opening `Observation:` line, then a valid
- *   step (`n-echo-header`, `n-echo-question`, `n-open-observation`); a JSON deliverable after a
+ *   step (`n-echo-header`, `n-echo-question`, `n-open-observation`); the whole format block echoed
+ *   with its placeholders, then the step after a `Question:` or `Begin!` line
+ *   (`template_echo_skipped`, `n2-template-echo`, `n2-template-echo-begin`); a JSON deliverable after a
  *   Thought with no Final Answer label and no action key: the answer (`json_final_answer`,
  *   `n-json-deliverable`);
  * - a partial stop label left at the end (`Observ`, `Obs`, `Observation` without its colon), cut

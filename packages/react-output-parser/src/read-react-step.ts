@@ -82,7 +82,8 @@ const TEMPLATE_PLACEHOLDERS = ["Action Input: the input to the action", "Action:
 
 /**
  * A reply that first echoes the prompt's format block (its placeholders) and then starts the real
- * step at a `Question:` line: the text from that line. `undefined` when there is no such echo.
+ * step at a `Question:` line (or after the template's `Begin!` line): the text from there.
+ * `undefined` when there is no such echo.
  */
 function skipEchoedTemplate(body: string): string | undefined {
   let last = -1;
@@ -92,8 +93,12 @@ function skipEchoedTemplate(body: string): string | undefined {
   }
   if (last < 0) return undefined;
   const question = body.indexOf("\nQuestion:", last);
-  if (question < 0) return undefined;
-  return body.slice(question + 1);
+  if (question >= 0) return body.slice(question + 1);
+  // The template's "Begin!" line, then the step without a Question line.
+  const begin = body.indexOf("\nBegin!", last);
+  if (begin < 0) return undefined;
+  const lineEnd = body.indexOf("\n", begin + 1);
+  return lineEnd < 0 ? undefined : body.slice(lineEnd + 1);
 }
 
 /** Harmony messages: a `to=functions.NAME` call, else the final channel; `undefined` to read `rest` as a reply. */
