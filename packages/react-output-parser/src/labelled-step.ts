@@ -78,7 +78,7 @@ export function fromAction(work: Work, action: Segment, input: Segment | undefin
       const resolved = resolveTool(work, call.name, false);
       if ("ok" in resolved) return resolved;
       work.repairs.add(call.style === "bracket" ? "paper_style_action" : "function_call_action");
-      if (input !== undefined) return toolInputFor(work, resolved.spec, collectInput(input.value, input.lines, work.repairs));
+      if (input !== undefined) return toolInputFor(work, resolved.spec, collectInput(input.value, inputLines(input), work.repairs));
       if (call.input.length === 0) return missingInput(work, resolved.spec);
       if (resolved.spec.kind === "string") {
         // search(query="x"): one keyword argument holding the text.
@@ -95,12 +95,23 @@ export function fromAction(work: Work, action: Segment, input: Segment | undefin
   const resolved = resolveTool(work, nameLine, input === undefined && inlineInput === undefined);
   if ("ok" in resolved) return resolved;
   if (bodyLines.some((line) => line.trim().length > 0) && input !== undefined) work.repairs.add("stray_text_after_action_ignored");
-  if (input !== undefined) return toolInputFor(work, resolved.spec, collectInput(input.value, input.lines, work.repairs));
+  if (input !== undefined) return toolInputFor(work, resolved.spec, collectInput(input.value, inputLines(input), work.repairs));
   if (inlineInput !== undefined) return toolInputFor(work, resolved.spec, collectInput(inlineInput, [], work.repairs));
   return missingInput(work, resolved.spec);
 }
 
 export /**
+ * An Action Input's lines. When the reply ended inside a fence its first line opened, only the
+ * first lines are cut out: the input is rejected as cut off (`truncated_input`) whatever follows.
+ */
+function inputLines(input: Segment): readonly string[] {
+  return input.endedInOpenFence === true && input.firstLines !== undefined ? input.firstLines(UNCLOSED_FENCE_LINES_READ) : input.lines;
+}
+
+/** Lines of an unclosed fence read (more than `collectInput` keeps). */
+const UNCLOSED_FENCE_LINES_READ = 256;
+
+/**
  * The answer inside `finish(…)`/`Finish[…]`: one keyword argument (`answer="…"`), or the text with
  * one pair of wrapping quotes removed.
  */

@@ -16,6 +16,12 @@ export interface Segment {
   readonly index: number;
   /** A final answer under a short alias ("Answer:", "AI:", "Response:"), which prose uses by accident too. */
   readonly weak?: boolean;
+  /** The lines after the label line joined by newlines, as written (`lines.join("\n")` without the split). */
+  readonly linesText?: string;
+  /** An Action Input whose first line opens a code fence that no later line closes (the reply ended inside it). */
+  readonly endedInOpenFence?: boolean;
+  /** The first `count` of {@link lines}, without cutting the rest. */
+  firstLines?(count: number): string[];
 }
 
 /**
@@ -25,6 +31,7 @@ export interface Segment {
 class BodySegment implements Segment {
   /** End (exclusive) of the last line read into the segment; -1 while none. */
   linesEnd = -1;
+  endedInOpenFence = false;
   private cut: string[] | undefined;
 
   constructor(
@@ -38,8 +45,30 @@ class BodySegment implements Segment {
   ) {}
 
   get lines(): string[] {
-    if (this.cut === undefined) this.cut = this.linesEnd < 0 || this.linesEnd < this.linesStart ? [] : this.body.slice(this.linesStart, this.linesEnd).split("\n");
+    if (this.cut === undefined) this.cut = this.hasLines() ? this.body.slice(this.linesStart, this.linesEnd).split("\n") : [];
     return this.cut;
+  }
+
+  get linesText(): string {
+    return this.hasLines() ? this.body.slice(this.linesStart, this.linesEnd) : "";
+  }
+
+  firstLines(count: number): string[] {
+    if (this.cut !== undefined || !this.hasLines()) return this.lines.slice(0, count);
+    const result: string[] = [];
+    let start = this.linesStart;
+    while (result.length < count && start <= this.linesEnd) {
+      let end = this.body.indexOf("\n", start);
+      if (end < 0 || end > this.linesEnd) end = this.linesEnd;
+      result.push(this.body.slice(start, end));
+      start = end + 1;
+    }
+    return result;
+  }
+
+  /** Whether at least one line (an empty one counts) was read into the segment. */
+  hasLines(): boolean {
+    return this.linesEnd >= 0 && this.linesEnd >= this.linesStart;
   }
 }
 
@@ -170,6 +199,8 @@ export function segment(
   // The first non-blank character of the current Action Input ("" while none).
   let inputStart = "";
   // Lines are read as offsets into the body; only a line that may be a label or a fence is cut.
+  // Set when reading stops before the end of the body (the step was decided).
+  let stopped = false;
   for (let start = 0, end = 0; start <= body.length; start = end + 1) {
     end = body.indexOf("\n", start);
     if (end < 0) end = body.length;
@@ -223,8 +254,12 @@ export function segment(
     blankSoFar = valueStart.length === 0;
     inputStart = valueStart.length > 0 ? valueStart[0] : "";
     inFence = current.label === "action_input" && fenceMarker(match.value).isFence && !valueStart.slice(3).includes("```");
-    if (!visit(current)) break;
+    if (!visit(current)) {
+      stopped = true;
+      break;
+    }
   }
+  if (!stopped && inFence && current !== undefined && current.label === "action_input" && (inputStart === "`" || inputStart === "~")) current.endedInOpenFence = true;
   return { preambleText: trimBlankLinesOf(body, preambleEnd < 0 ? body.length : preambleEnd), segments, overflow: false };
 }
 
@@ -248,6 +283,7 @@ function trimBlankLinesOf(body: string, end: number): string {
 }
 
 export function joinSegment(item: Segment): string {
+  if (item instanceof BodySegment) return item.hasLines() ? `${item.value}\n${item.linesText}` : item.value;
   return item.lines.length === 0 ? item.value : `${item.value}\n${item.lines.join("\n")}`;
 }
 
