@@ -6,8 +6,13 @@
  *    registered tool): median CPU time per parse over interleaved rounds, and the ratio Reins / stock.
  *    Outputs the stock parser accepts but Reins corrects on purpose (an empty `Action Input:`) are
  *    counted and left out: a correction is a different result, not a slower parse of the same one;
- * 2. worst-case scaling on hostile inputs of 1 KB → 1 MB (whitespace after `Action:`, 10^5
- *    `Action:` lines, unbalanced braces, unbalanced quotes). Reins runs in this process; the stock
+ * 2. canonical replies, the trajectories' and the shared corpus's outputs both parsers accept, timed
+ *    case by case in one interleaved run (ratio per case, median and mean);
+ * 3. worst-case scaling on hostile inputs of 1 KB → 1 MB (whitespace after `Action:`, 10^5
+ *    `Action:` lines, unbalanced braces, unbalanced quotes, and the shapes 2025–26 local models
+ *    write, repeated: `]X{KL\n\n`, reasoning tags, harmony tokens, tool-call tags with and without
+ *    attributes, Qwen parameters, translated labels, `- Input:` bullets, JSON lines after a Thought,
+ *    an unclosed fence, spaced blob keys). Reins runs in this process; the stock
  *    parser runs in a worker thread per input, cut off after 10 s (its regex backtracks
  *    catastrophically: "Action:" + 10 000 spaces takes minutes).
  *
@@ -25,7 +30,22 @@ import { HardenedReActOutputParser } from "@reins/react-output-parser";
 import { z } from "zod";
 
 /** The hostile input kinds. */
-export type HostileInputKind = "whitespace_after_action" | "action_lines" | "unbalanced_braces" | "unbalanced_quotes";
+export type HostileInputKind =
+  | "whitespace_after_action"
+  | "action_lines"
+  | "unbalanced_braces"
+  | "unbalanced_quotes"
+  | "bracket_brace_blank_lines"
+  | "reasoning_tags"
+  | "harmony_tokens"
+  | "tool_call_tags"
+  | "tag_attributes"
+  | "qwen_parameters"
+  | "translated_labels"
+  | "loose_input_bullets"
+  | "json_deliverable_lines"
+  | "unclosed_fence"
+  | "blob_keys";
 
 /** Typical parse time on recorded model output. */
 export interface TypicalParseResult {
@@ -60,9 +80,34 @@ export interface ScalingRow {
   readonly stockStatus: "ok" | "timeout" | "skipped" | "error";
 }
 
+/** One set of replies both parsers accept, timed case by case in the interleaved run. */
+export interface ComparedSet {
+  readonly name: "canonical" | "trajectories" | "corpus";
+  readonly samples: number;
+  /** Mean over the set of each case's median CPU time per parse, in microseconds. */
+  readonly reinsMicroseconds: number;
+  readonly stockMicroseconds: number;
+  /** reinsMicroseconds / stockMicroseconds. */
+  readonly ratio: number;
+  /** Median and mean over the cases of (Reins / stock) per case. */
+  readonly medianCaseRatio: number;
+  readonly meanCaseRatio: number;
+  /** Cases more than 3 × slower than the stock parser. */
+  readonly casesOverThreeTimes: number;
+  /** The highest case ratio, and that case's text (first 60 characters). */
+  readonly worstCaseRatio: number;
+  readonly worstCase: string;
+}
+
 /** Everything the bench measured. */
 export interface ParserBenchResult {
   readonly typical: TypicalParseResult;
+  /**
+   * Canonical `Thought/Action/Action Input` and `Final Answer` replies, the trajectories' and the
+   * shared corpus's outputs both parsers accept, all timed in one interleaved run (each case:
+   * Reins then stock, or stock then Reins, alternating by round).
+   */
+  readonly compared: readonly ComparedSet[];
   readonly scaling: readonly ScalingRow[];
   readonly stockTimeoutMs: number;
 }
@@ -77,26 +122,50 @@ export interface ParserBenchOptions {
   readonly stockTimeoutMs?: number;
   /** Timed rounds for the typical parse. @default 25 */
   readonly rounds?: number;
+  /** The shared corpus directory. @default `shared/corpus`, searched like the trajectories file */
+  readonly corpusDirectory?: string;
+  /** Rounds of the interleaved case-by-case run. @default 9 */
+  readonly comparedRounds?: number;
 }
 
 const TEXT_FORMATS = new Set(["mrkl_classic", "conversational_do_i_need_a_tool", "llamaindex_react", "paper_style_in_langchain"]);
 const DEFAULT_SIZES = [1_000, 10_000, 100_000, 1_000_000];
-const HOSTILE_KINDS: readonly HostileInputKind[] = ["whitespace_after_action", "action_lines", "unbalanced_braces", "unbalanced_quotes"];
+const HOSTILE_KINDS: readonly HostileInputKind[] = [
+  "whitespace_after_action",
+  "action_lines",
+  "unbalanced_braces",
+  "unbalanced_quotes",
+  "bracket_brace_blank_lines",
+  "reasoning_tags",
+  "harmony_tokens",
+  "tool_call_tags",
+  "tag_attributes",
+  "qwen_parameters",
+  "translated_labels",
+  "loose_input_bullets",
+  "json_deliverable_lines",
+  "unclosed_fence",
+  "blob_keys",
+];
 
 function findTrajectories(explicit: string | undefined): string {
+  return findShared(explicit, "fixtures/trajectories/trajectories.json");
+}
+
+function findShared(explicit: string | undefined, relative: string): string {
   if (explicit !== undefined) return explicit;
   const starts = [process.cwd(), path.dirname(new URL(import.meta.url).pathname)];
   for (const start of starts) {
     let directory = start;
     for (let depth = 0; depth < 6; depth += 1) {
-      const candidate = path.join(directory, "shared/fixtures/trajectories/trajectories.json");
+      const candidate = path.join(directory, "shared", relative);
       if (existsSync(candidate)) return candidate;
-      const sibling = path.join(directory, "../shared/fixtures/trajectories/trajectories.json");
+      const sibling = path.join(directory, "../shared", relative);
       if (existsSync(sibling)) return path.resolve(sibling);
       directory = path.dirname(directory);
     }
   }
-  throw new Error("shared/fixtures/trajectories/trajectories.json not found; pass trajectoriesFile");
+  throw new Error(`shared/${relative} not found; pass its path in the options`);
 }
 
 interface Sample {
@@ -201,9 +270,142 @@ async function typicalParse(file: string, rounds: number): Promise<TypicalParseR
   };
 }
 
+/** `unit` repeated to exactly `bytes` characters (at least once). */
+function repeatTo(unit: string, bytes: number): string {
+  return unit.repeat(Math.max(1, Math.ceil(bytes / unit.length))).slice(0, Math.max(unit.length, bytes));
+}
+
+/** Canonical replies written for the bench (LangChain's format exactly, as its prompt asks). */
+function canonicalTexts(): string[] {
+  const topics = ["the capital of Peru", "Oslo weather tomorrow", "the GDP of Chile", "who wrote Dune", "the boiling point of ethanol", "the height of K2", "the population of Lagos", "the author of Middlemarch"];
+  const texts: string[] = [];
+  for (const topic of topics) {
+    texts.push(`Thought: I need to find ${topic}.\nAction: search\nAction Input: ${topic}`);
+    texts.push(`I should look up ${topic}.\nAction: search\nAction Input: ${topic}\n`);
+    texts.push(`Thought: I now know the final answer\nFinal Answer: Here is what I found about ${topic}.`);
+    texts.push(`I now know the final answer.\nFinal Answer: The answer about ${topic} is in the observation above.`);
+  }
+  return texts;
+}
+
+const CANONICAL_SHAPE = /^(?:Thought: [^\n]*\n|[^\n:]*\n)?(?:Action: [^\n]+\nAction Input: [^\n]*|Final Answer: [^\n]+)\s*$/;
+
+interface CorpusEntry {
+  readonly text: string;
+  readonly tools: readonly string[];
+}
+
+/** Whether both parsers accept `text` (the stock one with a registered tool). */
+async function bothAccept(text: string, reins: HardenedReActOutputParser, stock: ReActSingleInputOutputParser, toolNames: readonly string[]): Promise<boolean> {
+  try {
+    const parsed = await stock.parse(text);
+    if ("tool" in parsed && !toolNames.includes(parsed.tool)) return false;
+  } catch {
+    return false;
+  }
+  return reins.parseDetailed(text).ok;
+}
+
+async function comparedSamples(trajectoriesFile: string, corpusDirectory: string | undefined): Promise<Record<ComparedSet["name"], Sample[]>> {
+  const search = { reins: new HardenedReActOutputParser({ toolNames: ["search"] }), stock: new ReActSingleInputOutputParser({ toolNames: ["search"] }) };
+  const canonical: Sample[] = [];
+  for (const text of canonicalTexts()) if (await bothAccept(text, search.reins, search.stock, ["search"])) canonical.push({ text, ...search });
+  const { samples: trajectories } = await wellFormedSamples(trajectoriesFile);
+  for (const sample of trajectories) if (CANONICAL_SHAPE.test(sample.text)) canonical.push(sample);
+  const corpus: Sample[] = [];
+  const directory = corpusDirectory ?? path.dirname(findShared(undefined, "corpus/realworld-dev.json"));
+  for (const file of ["realworld-dev.json", "peer-dev.json"]) {
+    const entries = JSON.parse(readFileSync(path.join(directory, file), "utf8")) as CorpusEntry[];
+    for (const entry of entries) {
+      const reins = new HardenedReActOutputParser({ toolNames: entry.tools });
+      const stock = new ReActSingleInputOutputParser({ toolNames: [...entry.tools] });
+      if (await bothAccept(entry.text, reins, stock, entry.tools)) corpus.push({ text: entry.text, reins, stock });
+    }
+  }
+  return { canonical, trajectories, corpus };
+}
+
+/** CPU microseconds per parse of one text, `repeats` parses. */
+async function timeOne(sample: Sample, which: "reins" | "stock", repeats: number): Promise<number> {
+  const start = process.cpuUsage();
+  for (let repeat = 0; repeat < repeats; repeat += 1) {
+    try {
+      await sample[which].parse(sample.text);
+    } catch {
+      // Accepted by both when selected; a rejection would still count its time.
+    }
+  }
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / repeats;
+}
+
+/** The interleaved case-by-case run over every set (one loop: each case Reins/stock, alternating). */
+async function comparedRun(sets: Record<ComparedSet["name"], Sample[]>, rounds: number): Promise<ComparedSet[]> {
+  const all = (Object.keys(sets) as ComparedSet["name"][]).flatMap((name) => sets[name].map((sample) => ({ name, sample })));
+  const repeats = 40;
+  const times = all.map(() => ({ reins: [] as number[], stock: [] as number[] }));
+  for (let warmUp = 0; warmUp < 3; warmUp += 1) for (const { sample } of all) await timeOne(sample, "reins", repeats), await timeOne(sample, "stock", repeats);
+  for (let round = 0; round < rounds; round += 1) {
+    for (let index = 0; index < all.length; index += 1) {
+      const { sample } = all[index];
+      if (round % 2 === 0) {
+        times[index].reins.push(await timeOne(sample, "reins", repeats));
+        times[index].stock.push(await timeOne(sample, "stock", repeats));
+      } else {
+        times[index].stock.push(await timeOne(sample, "stock", repeats));
+        times[index].reins.push(await timeOne(sample, "reins", repeats));
+      }
+    }
+  }
+  const results: ComparedSet[] = [];
+  for (const name of Object.keys(sets) as ComparedSet["name"][]) {
+    const cases = all.map((entry, index) => ({ ...entry, reins: median(times[index].reins), stock: median(times[index].stock) })).filter((entry) => entry.name === name);
+    if (cases.length === 0) continue;
+    const ratios = cases.map((entry) => entry.reins / Math.max(entry.stock, 0.01));
+    const reinsMicroseconds = cases.reduce((sum, entry) => sum + entry.reins, 0) / cases.length;
+    const stockMicroseconds = cases.reduce((sum, entry) => sum + entry.stock, 0) / cases.length;
+    const worst = ratios.indexOf(Math.max(...ratios));
+    results.push({
+      name,
+      samples: cases.length,
+      reinsMicroseconds,
+      stockMicroseconds,
+      ratio: reinsMicroseconds / stockMicroseconds,
+      medianCaseRatio: median(ratios),
+      meanCaseRatio: ratios.reduce((sum, ratio) => sum + ratio, 0) / ratios.length,
+      casesOverThreeTimes: ratios.filter((ratio) => ratio > 3).length,
+      worstCaseRatio: ratios[worst],
+      worstCase: cases[worst].sample.text.slice(0, 60).replace(/\n/g, "\\n"),
+    });
+  }
+  return results;
+}
+
 /** Builds a hostile input of about `bytes` characters. */
 export function hostileInput(kind: HostileInputKind, bytes: number): string {
   switch (kind) {
+    case "bracket_brace_blank_lines":
+      return repeatTo("]X{KL\n\n", bytes);
+    case "reasoning_tags":
+      return repeatTo("a <think> b </think>\n<think>", bytes);
+    case "harmony_tokens":
+      return repeatTo("<|start|>assistant<|channel|>commentary to=functions.lookup<|message|>{", bytes);
+    case "tool_call_tags":
+      return repeatTo("<tool_call>", bytes);
+    case "tag_attributes":
+      return repeatTo('<tool_call name="lookup" ', bytes);
+    case "qwen_parameters":
+      return `<function=lookup>${repeatTo("<parameter=key>", bytes)}`;
+    case "translated_labels":
+      return repeatTo("思考：x\n", bytes);
+    case "loose_input_bullets":
+      return repeatTo("- Input: x\n", bytes);
+    case "json_deliverable_lines":
+      return `Thought: here it is\n${repeatTo("\n[1", bytes)}`;
+    case "unclosed_fence":
+      return `Action: x\nAction Input:\n\`\`\`\n${repeatTo("x\n", bytes)}`;
+    case "blob_keys":
+      return `{${repeatTo('"Action Input": 1, ', bytes)}`;
     case "whitespace_after_action":
       return `Action:${" ".repeat(Math.max(0, bytes - 7))}`;
     case "action_lines":
@@ -284,9 +486,11 @@ async function scaling(sizes: readonly number[], timeoutMs: number): Promise<Sca
  */
 export async function runParserBench(options: ParserBenchOptions = {}): Promise<ParserBenchResult> {
   const stockTimeoutMs = options.stockTimeoutMs ?? 10_000;
-  const typical = await typicalParse(findTrajectories(options.trajectoriesFile), options.rounds ?? 25);
+  const trajectoriesFile = findTrajectories(options.trajectoriesFile);
+  const typical = await typicalParse(trajectoriesFile, options.rounds ?? 25);
+  const compared = await comparedRun(await comparedSamples(trajectoriesFile, options.corpusDirectory), options.comparedRounds ?? 9);
   const rows = await scaling(options.sizes ?? DEFAULT_SIZES, stockTimeoutMs);
-  return { typical, scaling: rows, stockTimeoutMs };
+  return { typical, compared, scaling: rows, stockTimeoutMs };
 }
 
 function formatBytes(bytes: number): string {
@@ -301,6 +505,10 @@ export function formatParserBench(result: ParserBenchResult): string {
   const lines = [
     "ReAct output parser — typical parse (well-formed trajectory outputs, same process)",
     `samples ${typical.samples} (${typical.correctedByReins} stock-accepted output(s) Reins corrects on purpose left out), rounds ${typical.rounds}: Reins ${typical.reinsMicroseconds.toFixed(2)} µs, stock ${typical.stockMicroseconds.toFixed(2)} µs per parse; ratio ${typical.ratio.toFixed(2)}× (median round); fastest round: Reins ${typical.reinsBestMicroseconds.toFixed(2)} µs, stock ${typical.stockBestMicroseconds.toFixed(2)} µs, ratio ${typical.bestRatio.toFixed(2)}×`,
+    "",
+    "Interleaved case-by-case run (CPU µs per parse, each case's median over rounds; ratios Reins / stock)",
+    "set           cases   Reins µs   stock µs   ratio   median case   mean case   cases > 3×   worst case",
+    ...result.compared.map((set) => `${set.name.padEnd(12)} ${String(set.samples).padStart(6)} ${set.reinsMicroseconds.toFixed(2).padStart(10)} ${set.stockMicroseconds.toFixed(2).padStart(10)} ${set.ratio.toFixed(2).padStart(6)}× ${set.medianCaseRatio.toFixed(2).padStart(12)}× ${set.meanCaseRatio.toFixed(2).padStart(10)}× ${String(set.casesOverThreeTimes).padStart(12)}   ${set.worstCaseRatio.toFixed(2)}× (${set.worstCase})`),
     "",
     `Worst-case scaling (stock in a worker thread, cut off at ${result.stockTimeoutMs / 1000} s)`,
     "input                     size      Reins ms   Reins result          stock ms",

@@ -19,6 +19,7 @@ import {
   compactCallName,
   DEFAULT_REACT_GRAMMAR,
   FINISH_NAMES,
+  FUSED_HARMONY_MARKERS,
   REACT_TAGS,
   REASONING_MARKS,
   type ReActGrammar,
@@ -340,6 +341,16 @@ function findTags(view: string, edits: Edit[], found: string[]): void {
       index = view.indexOf(mark, index + 1);
     }
   }
+  // Fused harmony text ("…assistantfinal…"): "assistant" and the channel are split by a mark ("assistant‹final").
+  for (const marker of [FUSED_HARMONY_MARKERS.final, FUSED_HARMONY_MARKERS.commentary]) {
+    if (!view.includes(marker)) continue;
+    let index = view.indexOf(marker);
+    while (index >= 0) {
+      edits.push({ at: index + "assistant".length, replace: false, text: NEUTRALIZED_TAG_OPEN });
+      found.push(`token ${marker}`);
+      index = view.indexOf(marker, index + 1);
+    }
+  }
   // Harmony's recipient: "to=functions.delete_all".
   const recipient = /\bto\s*=\s*functions\./gi;
   if (view.includes("functions.")) {
@@ -495,7 +506,7 @@ export function neutralizeUntrustedText(text: string, grammar: ReActGrammar = DE
   const edits: Edit[] = [];
   const found: string[] = [];
   findLabels(view.text, grammar, edits, found);
-  if (view.text.includes("<") || view.text.includes("\u25c1") || view.text.includes("functions.")) findTags(view.text, edits, found);
+  if (view.text.includes("<") || view.text.includes("\u25c1") || view.text.includes("functions.") || view.text.includes("assistant")) findTags(view.text, edits, found);
   findBlobs(view.text, grammar, edits, found);
   findCalls(view.text, grammar, edits, found);
   return { text: applyEdits(text, view, edits), found };

@@ -14,7 +14,8 @@
  *   `<final_answer>`), tool-call families (Hermes `<tool_call>`, Qwen `<function=…>`, `<invoke
  *   name=…>`, `<tool_use>`…), reasoning blocks (`<think>`…), also `◁think▷`;
  * - **special tokens**: any `<|name|>` token (harmony `<|channel|>`, `<|call|>`, ChatML
- *   `<|im_start|>`, Llama `<|eot_id|>`) and harmony's `to=functions.NAME` recipient;
+ *   `<|im_start|>`, Llama `<|eot_id|>`), harmony's `to=functions.NAME` recipient
+ *   ({@link HARMONY_RECIPIENT_PREFIX}) and fused harmony text ({@link FUSED_HARMONY_MARKERS});
  * - **paper style**: `Tool[input]` / `tool(input)` lines naming one of the agent's tools or a
  *   finish (`Finish[answer]`), as in the ReAct paper (Yao et al., 2022).
  */
@@ -102,6 +103,35 @@ export const REACT_LABEL_LANGUAGE_SETS: Readonly<Record<string, Partial<Record<R
   fr: Object.freeze({ thought: ["pensée", "réflexion"], action: ["action"], action_input: ["entrée de l'action", "entrée d'action"], observation: ["observation"], final_answer: ["réponse finale"], question: ["question"] }),
   es: Object.freeze({ thought: ["pensamiento"], action: ["acción"], action_input: ["entrada de acción", "entrada de la acción"], observation: ["observación"], final_answer: ["respuesta final"], question: ["pregunta"] }),
 });
+
+/** Harmony's (gpt-oss) recipient prefix of a tool call: `to=functions.NAME`. */
+export const HARMONY_RECIPIENT_PREFIX = "to=functions.";
+
+/** Harmony channels: `analysis` is reasoning, `commentary` carries tool calls, `final` the answer. */
+export const HARMONY_CHANNELS: readonly string[] = Object.freeze(["analysis", "commentary", "final"]);
+
+/**
+ * Harmony text with its special tokens dropped by the server: a reply that starts with `analysis`
+ * and goes on with `assistantfinal` (the answer) or `assistantcommentary to=functions.NAME` (a call).
+ * The neutraliser breaks `assistantfinal`/`assistantcommentary` apart.
+ */
+export const FUSED_HARMONY_MARKERS = Object.freeze({ analysis: "analysis", final: "assistantfinal", commentary: "assistantcommentary" });
+
+/** End tokens of other template families the parser removes from names and inputs (besides any `<|name|>` token). */
+export const LEFTOVER_END_TOKENS: readonly string[] = Object.freeze(["</s>", "<s>"]);
+
+/**
+ * Child tags of a tool-call tag that name the tool or carry its input (`<action><name>…</name>
+ * <input>…</input></action>`). Read only inside a tool-call tag of {@link TOOL_CALL_TAG_NAMES},
+ * which the neutraliser breaks, so they are not neutralised on their own.
+ */
+export const TOOL_CALL_CHILD_TAG_NAMES = Object.freeze({ name: ["name", "tool", "tool_name", "function"], input: ["input", "arguments", "args", "parameters", "action_input", "tool_input"] });
+
+/**
+ * Attributes that name the tool inside a tool-call tag (`<tool_call name="…">`, `<invoke name="…">`)
+ * and the parameter tags' name (`<parameter name="city">`, Qwen's `<parameter=city>`).
+ */
+export const TOOL_CALL_NAME_ATTRIBUTES: readonly string[] = Object.freeze(["name", "tool", "function"]);
 
 /** The grammar of one agent: its labels and tool names over the declared shapes. */
 export interface ReActGrammar {

@@ -48,6 +48,24 @@ string, or an object with a "text", "llm_output" or "output" field, and prints o
   --fuzzy        match near-miss tool names (edit distance 2)
   --help         print this help
 
+Shapes read (see the package README for each one):
+  ReAct labels        Thought / Action / Action Input / Final Answer in any case, markdown,
+                      numbered, full-width colons; a partial stop label at the end (Observ) cut
+  JSON action blobs   {"action","action_input"}, {"name"|"tool","arguments"|"args"} (object or
+                      JSON string), Title Case or spaced keys, one wrapper key ({"tool_call": {...}})
+  tool-call tags      <tool_call>{...}</tool_call>, <function=NAME><parameter=KEY>...,
+                      <invoke name=...><parameter name=...>, <tool_use>, <tools>, <action><name>...
+                      (the first call is taken, the rest reported)
+  harmony (gpt-oss)   <|channel|>analysis|commentary|final<|message|>..., to=functions.NAME,
+                      fused analysis...assistantfinal...; leftover <|eot_id|>, <|im_end|>, </s> removed
+  reasoning blocks    <think>, <thinking>, <reasoning>, <reflection>, ◁think▷: empty, unclosed,
+                      closing tag only; a step only inside a block is read when none is outside
+  paper style         Search[query], tool(input), Finish[answer], finish(answer="...")
+  XML agent           <tool>, <tool_input>, <final_answer>
+  unlabelled replies  a plain reply, a JSON deliverable after a Thought
+Rejected as retries: cut-off inputs (unterminated string, unclosed fence or object), schema
+echoes (also Python reprs), labels of a language the parser is not configured for.
+
 Exit code: 0 when every input was read (whatever the parse results), 2 for bad usage, an
 unreadable file, or a JSONL line that is not JSON or has no text or no tools.
 

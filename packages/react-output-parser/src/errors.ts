@@ -1,5 +1,5 @@
 import { OutputParserException } from "@langchain/core/output_parsers";
-import type { ParserErrorReason } from "./read-react-step";
+import type { ParserErrorReason } from "./parser-error-reasons";
 
 const PACKAGE_MARKER = Symbol.for("reins.react-output-parser.error");
 const FORMAT_ERROR_MARKER = Symbol.for("reins.react-output-parser.error.ReActFormatError");

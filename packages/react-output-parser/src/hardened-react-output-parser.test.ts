@@ -87,6 +87,7 @@ describe("HardenedReActOutputParser", () => {
       ["XML agent format", "<tool>search</tool>\n<tool_input>Oslo weather", "search", "Oslo weather"],
       ["an accidental Answer: line before the action", "Thought: hmm\nAnswer: not known yet, so I look.\nAction: search\nAction Input: Oslo weather", "search", "Oslo weather"],
       ["a keyword argument in a function call", 'Action: search(query="Oslo weather")', "search", "Oslo weather"],
+      ["a step written only inside an unclosed reasoning block", "<think>Action: search\nAction Input: Oslo weather", "search", "Oslo weather"],
     ])("reads %s", async (_shape, text, toolName, toolInput) => {
       const action = await parseAction(text);
       expect(action.tool).toBe(toolName);
@@ -230,7 +231,7 @@ describe("HardenedReActOutputParser", () => {
   describe("rejected shapes", () => {
     it.each([
       ["an empty reply", "", "empty_output"],
-      ["only a reasoning block", "<think>Action: search\nAction Input: x", "reasoning_only"],
+      ["only a reasoning block", "<think>I am not sure yet what to do", "reasoning_only"],
       ["a plan without an action", "I will use `search` to find it.", "missing_action"],
       ["a cut-off Thought", "Thought: To answer this I will first need to", "missing_action"],
       ["a plain reply cut off mid-sentence", "The tallest building in the city is the", "missing_action"],

@@ -50,8 +50,10 @@ export type ParseReport =
  * Parsing is linear in the reply's length: no regular expression with nested or adjacent unbounded
  * quantifiers runs over the reply.
  *
- * The blob keys, finish names, XML-agent and reasoning tags are read from `@reins/core`'s one grammar
- * (`react-grammar.ts`), which the tool-output neutraliser is derived from.
+ * The blob keys, wrapper keys, finish names, XML-agent, tool-call and reasoning tags, harmony
+ * markers and special tokens are read from `@reins/core`'s one grammar (`react-grammar.ts`), which
+ * the tool-output neutraliser is derived from. The ids in parentheses below name the cases of
+ * `src/__fixtures__/variant-cases.json` that check each 2025–26 shape.
  *
  * Accepted (each listed shape has a case in `shared/corpus` and a unit test):
  * - the canonical `Thought:` / `Action:` / `Action Input:` and `Thought:` / `Final Answer:`;
@@ -71,7 +73,45 @@ export type ParseReport =
  * - the conversational agent's `Do I need to use a tool? No` with `AI:`; LlamaIndex's `Answer:`;
  *   a Thought saying no tool is needed (English and nine other languages) followed by the reply; a plain reply with no label at all
  *   (option `acceptUnlabelledReply`) when it names no tool, is not a plan and is not cut off;
- * - `<think>…</think>` (and `<thinking>`, `<reasoning>`) blocks, removed and never acted on;
+ * - `<think>…</think>` (and `<thinking>`, `<reasoning>`, `<reflection>`, Kimi's `◁think▷…◁/think▷`)
+ *   blocks, removed: an empty block, a closing tag with no opening one (the template opened it), an
+ *   unclosed block, `</think>` glued to the answer (`n-think-empty`, `n-think-close-only`,
+ *   `n-think-glued`, `n-think-kimi`); a step that stands only inside a block is read when none
+ *   stands outside (`step_read_from_reasoning_block`, `n-think-only-action-inside`,
+ *   `n-think-unclosed-final`), and a draft inside never wins over a step outside
+ *   (`n-think-draft-loses`); tags written inside a sentence of a Final Answer are its text
+ *   (`n-think-in-final`);
+ * - gpt-oss harmony: `<|channel|>analysis|commentary|final`, `<|message|>`, `<|call|>`,
+ *   `<|return|>`, `<|end|>` and `to=functions.NAME` calls (`n-harmony-call`, `n-harmony-final`,
+ *   `n-harmony-to-commentary`), fused `analysis…assistantfinal…` / `assistantcommentary
+ *   to=functions.NAME json{…}` text (`n-harmony-fused`, `n-harmony-fused-call`); leftover tokens of
+ *   other families in names and inputs (`<|eot_id|>`, `<|eom_id|>`, `<|im_end|>`, `</s>`) removed
+ *   (`n-leftover-eot`, `n-leftover-imend`, `n-leftover-s`);
+ * - tool calls written as tags: Hermes `<tool_call>{…}</tool_call>` with or without newlines
+ *   (`n-hermes`, `n-hermes-inline`), Qwen `<function=NAME><parameter=KEY>…` (`n-qwen-function`,
+ *   `n-qwen-function-string`), `<tool_use>` and `<action><name>…<input>…` (`n-tool-use`,
+ *   `n-action-xml`), attributes `<tool_call name="…">` and `<invoke name="…"><parameter name="…">`
+ *   (`n-tag-attr`, `n-invoke-attr`); several calls: the first, `extra_actions_ignored` (`n-hermes-two`);
+ *   a bare `{"name", "arguments"}` or `{"tool", "arguments"}` blob, arguments as an object or a
+ *   JSON string (`n-bare-name-args-object`, `n-bare-args-string`, `n-bare-tool-key`);
+ * - blob keys in Title Case or spaced (`"Action Input"`, `n-titlecase-keys`, `n-spaced-keys`), one
+ *   wrapper key around a blob (`{"tool_call": {…}}`, `n-wrapper-key`), an array input in a blob in
+ *   prose (`n-array-input-prose`); a fence language tag without backticks (`json` alone on a line,
+ *   `n-fence-tag-bare`); a stray markdown marker before the input (`** {…}`, `n-stray-markdown`);
+ *   `finish(answer="…")` / `Finish(…)` (`n-finish-call`, `n-finish-call-cap`);
+ * - an echoed template header or `Question:` line, or an opening `Observation:` line, then a valid
+ *   step (`n-echo-header`, `n-echo-question`, `n-open-observation`); the whole format block echoed
+ *   with its placeholders, then the step after a `Question:` or `Begin!` line
+ *   (`template_echo_skipped`, `n2-template-echo`, `n2-template-echo-begin`); a JSON deliverable after a
+ *   Thought with no Final Answer label and no action key: the answer (`json_final_answer`,
+ *   `n-json-deliverable`);
+ * - a partial stop label left at the end (`Observ`, `Obs`, `Observation` without its colon), cut
+ *   (`partial_stop_label_cut`, `n-cut-stop-observ`, `n-cut-stop-obs`, `n-cut-stop-observation-nocolon`);
+ *   a missing final brace after complete values, repaired (`n-cut-missing-brace`);
+ * - translated labels given as `labels`, e.g. `REACT_LABEL_LANGUAGE_SETS.zh` from `@reins/core`
+ *   (思考 / 行动 / 行动输入 / 观察 / 最终答案, full-width colons: `n-zh-fullwidth`, `n-zh-final`);
+ * - `Input:` alone is an Action Input label only right under an Action and never as a list item
+ *   (`n-loose-input-bullet`, `n-loose-input-prose`);
  * - a hallucinated continuation: a model-written `Observation:` after the step, or a new
  *   `Question:`, ends the step (the first action wins); an `Observation:` echoed before anything
  *   else is ignored;
@@ -104,10 +144,18 @@ export type ParseReport =
  * - an action of a tool that needs input with no `Action Input:` (`missing_action_input`);
  * - a Final Answer followed by an action (`final_answer_then_action`), or any mix with
  *   `onConflict: "error"` (`action_and_final_answer`); an empty Final Answer (`empty_final_answer`);
- * - object-tool input that is not JSON even after repair (`invalid_json_input`), that was cut off
- *   mid-value (`truncated_input`: closing it would invent a value), or that fails the tool's schema
- *   (`invalid_tool_input`, with the field errors);
- * - the tool's argument schema echoed as input, with or without `"type": "object"` (`schema_echo`);
+ * - object-tool input that is not JSON even after repair (`invalid_json_input`), or that fails the
+ *   tool's schema (`invalid_tool_input`, with the field errors);
+ * - an input cut off by `max_tokens` or a stop sequence — an unterminated JSON string, an unclosed
+ *   code fence, an object stopping after `,` or `:` — never run half-written (`truncated_input`: the
+ *   observation says it was cut off and asks for it again, shorter: `n-cut-string`, `n-cut-fence`,
+ *   `n-cut-object-after-comma`, `n-cut-json-string-input-string-tool`);
+ * - the tool's argument schema echoed as input, with or without `"type": "object"`, also one field's
+ *   schema or a Python repr (`{'title': …, 'type': …}`, `AttributedDict({…})`) (`schema_echo`:
+ *   `n-schema-python-repr`, `n-schema-attributed`);
+ * - labels of a language the parser is not configured for (`最终答案：…` with the default labels),
+ *   never returned as the answer (`missing_action`, naming the labels: `n-zh-not-configured`);
+ * - a reasoning block with no step in or after it (`reasoning_only`, `n-think-reasoning-only`);
  * - a degenerate reply with more than 500 labelled lines before the step is decided (`too_many_labels`);
  * - opt-in validators: `thought_too_short`, `thought_too_long`, `banned_phrase`, `required_pattern`,
  *   `final_answer_before_observation`, `final_answer_rejected`.

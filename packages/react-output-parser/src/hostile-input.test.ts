@@ -35,6 +35,13 @@ describe("HardenedReActOutputParser", () => {
       ["prose naming the labels mid-line", "Please give an Action and an Action Input. ".repeat(MEGABYTE / 44), "missing_action"],
       ["10^5 Final Answer: lines then an action", `${"Final Answer: x\n".repeat(100_000)}Action: search\nAction Input: y`, "too_many_labels"],
       ["10^5 unlabelled lines after a Thought", `Thought: x\n${"then some more text\n".repeat(50_000)}`, "missing_action"],
+      ["10^5 unclosed <tool_call> tags", "<tool_call>".repeat(90_000), "missing_action"],
+      ["tool-call tags with attributes and no >", '<tool_call name="lookup" '.repeat(40_000), "missing_action"],
+      ["10^5 harmony analysis messages", "<|start|>assistant<|channel|>analysis<|message|>x<|end|>".repeat(18_000), "reasoning_only"],
+      ["10^5 loose - Input: bullets", "- Input: x\n".repeat(100_000), "too_many_labels"],
+      ["10^5 lines of unconfigured Chinese labels", "思考：x\n".repeat(150_000), "missing_action"],
+      ["an input fence never closed", `Action: search\nAction Input:\n\`\`\`\n${"x\n".repeat(MEGABYTE / 2)}`, "truncated_input"],
+      ["a JSON object cut off with an inner object open", `Action: lookup\nAction Input: {"key": {"a": ${"1, ".repeat(MEGABYTE / 3)}`, "truncated_input"],
     ])("rejects %s with a corrective message", (_shape, text, reason) => {
       const report = parser.parseDetailed(text);
       expect(report).toMatchObject({ ok: false, reason });

@@ -12,7 +12,8 @@ export {
   type ResolvedHardenedReActOutputParserOptions,
 } from "./options";
 export { InvalidParserOptionsError, ReActFormatError, ReActOutputParserError } from "./errors";
-export type { ConflictPolicy, ParsedToolInput, ParserErrorReason } from "./read-react-step";
+export type { ConflictPolicy, ParsedToolInput } from "./react-step";
+export { PARSER_ERROR_REASONS, type ParserErrorReason } from "./parser-error-reasons";
 export type { ParseContext } from "./validators";
 export {
   describeToolInput,

@@ -92,7 +92,9 @@ export const PARSER_MESSAGES = {
   invalidJsonInput: (labels: MessageLabels, tool: string, example: string): string =>
     `The ${labels.actionInput} for ${tool} must be one JSON object with the tool's arguments, for example: ${example}. What you wrote could not be read as JSON.`,
   truncatedInput: (labels: MessageLabels, tool: string, example: string): string =>
-    `The ${labels.actionInput} for ${tool} was cut off in the middle of a value. Write the complete JSON object again, for example: ${example}`,
+    `The ${labels.actionInput} for ${tool} was cut off before it was complete (the reply ended inside a value), so ${tool} was not run. Write the ${labels.actionInput} again, complete and shorter, for example: ${example}`,
+  untranslatedLabels: (labels: MessageLabels, toolNames: readonly string[], written: readonly string[]): string =>
+    `Your reply uses the labels ${written.slice(0, 6).map((word) => `'${word}'`).join(", ")}, which this agent does not read. Write the labels exactly as in the instructions. ${formatReminder(labels, toolNames)}`,
   invalidToolInput: (labels: MessageLabels, tool: string, issues: readonly string[], example: string): string =>
     `The ${labels.actionInput} for ${tool} does not fit the tool's arguments: ${issues.join("; ")}. Write a JSON object like: ${example}`,
   schemaEcho: (labels: MessageLabels, tool: string, example: string): string =>

@@ -8,7 +8,7 @@ import {
 } from "@reins/core";
 import { InvalidParserOptionsError } from "./errors";
 import { DEFAULT_MESSAGE_LABELS, type MessageLabels } from "./messages";
-import type { ConflictPolicy, ReaderConfig } from "./read-react-step";
+import type { ConflictPolicy, ReaderConfig } from "./react-step";
 import { describeToolInput, type ParserTool, type ToolInputSpec } from "./tool-schema";
 
 /** What a final-answer predicate is told besides the answer. */

@@ -1,6 +1,6 @@
 import { PARSER_MESSAGES, type MessageLabels } from "./messages";
 import type { ParserValidators } from "./options";
-import type { ParserErrorReason, ReActStep } from "./read-react-step";
+import type { ParserErrorReason, ReActStep } from "./react-step";
 import { containsWord } from "./tool-names";
 
 /** What the caller knows about the run beyond the model's reply. */

@@ -1,6 +1,7 @@
 import type { AgentAction, AgentFinish } from "@langchain/core/agents";
 import { OutputParserException } from "@langchain/core/output_parsers";
 import { DynamicTool, tool } from "@langchain/core/tools";
+import { REACT_LABEL_LANGUAGE_SETS } from "@reins/core";
 import { z } from "zod";
 import { HardenedReActOutputParser } from "../hardened-react-output-parser";
 
@@ -27,6 +28,8 @@ export interface CorpusCase {
   readonly id: string;
   readonly tools: readonly string[];
   readonly tool_specs?: Readonly<Record<string, "none" | "object">>;
+  /** Variant cases only: a language set of `REACT_LABEL_LANGUAGE_SETS` the parser is given as `labels`. */
+  readonly label_language?: string;
   readonly text: string;
   readonly expected: Expected;
   readonly alt_expected?: Expected;
@@ -88,7 +91,9 @@ export function collapse(text: string): string {
 export type Outcome = { kind: "action"; action: AgentAction } | { kind: "finish"; finish: AgentFinish } | { kind: "thrown"; error: unknown };
 
 export async function run(testCase: CorpusCase): Promise<Outcome> {
-  const parser = new HardenedReActOutputParser({ tools: toolsFor(testCase) });
+  const labels = testCase.label_language !== undefined ? REACT_LABEL_LANGUAGE_SETS[testCase.label_language] : undefined;
+  if (testCase.label_language !== undefined && labels === undefined) throw new Error(`${testCase.id}: unknown label_language ${testCase.label_language}`);
+  const parser = new HardenedReActOutputParser({ tools: toolsFor(testCase), ...(labels !== undefined ? { labels } : {}) });
   try {
     const result = await parser.parse(testCase.text);
     return "tool" in result ? { kind: "action", action: result } : { kind: "finish", finish: result };

@@ -1,4 +1,5 @@
-import { isNoOpAction, isSchemaEcho, looksLikePlan, saysNoToolNeeded } from "./text-shapes";
+import { isNoOpAction, isSchemaEcho } from "./echo-detection";
+import { looksLikePlan, saysNoToolNeeded } from "./reply-heuristics";
 
 describe("isSchemaEcho", () => {
   describe("on an argument schema echoed as input", () => {

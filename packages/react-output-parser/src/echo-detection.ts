@@ -1,0 +1,94 @@
+/** Echoes instead of values: "no action" words, prompt placeholders, and argument schemas echoed back. */
+import { trimCharacters } from "./text-lines";
+
+const NO_OP_DECORATION = new Set(["*", "`", '"', "'", "_", ".", " ", "\t"]);
+
+const NO_OP_PREFIXES = ["none", "n/a", "no tool", "no action", "no tools", "not applicable", "nothing"];
+const NO_OP_ACTIONS = new Set(["-", "--", "\u2013", "\u2014", "\u2026", "...", "nil", "empty", "skip", "无", "なし",  "n/a", "na", "no action", "no tool", "nothing", "null", "no", "no tool needed", "no action needed", "not applicable", "no_action", "no-op", "noop"]);
+
+/**
+ * Whether an Action value means "no action" (`None`, `N/A`, `-`, `—`, `nothing`, `None: reason`,
+ * `None (no tool needed)`).
+ */
+export function isNoOpAction(written: string): boolean {
+  if (written.length > 200) return false;
+  const cleaned = trimCharacters(written, NO_OP_DECORATION).toLowerCase();
+  if (NO_OP_ACTIONS.has(cleaned)) return true;
+  for (const prefix of NO_OP_PREFIXES) {
+    if (cleaned.startsWith(prefix) && !/[\p{L}\p{N}_]/u.test(cleaned[prefix.length] ?? "")) return true;
+  }
+  for (const separator of [":", "(", " -", ",", " \u2014"]) {
+    const index = cleaned.indexOf(separator);
+    if (index > 0 && NO_OP_ACTIONS.has(cleaned.slice(0, index).trim())) return true;
+  }
+  return false;
+}
+
+const PROMPT_ECHO_ACTION_PREFIXES = ["one of", "should be one of", "the action to take", "the name of the tool", "name of the tool", "the tool to use", "tool name", "<tool", "[tool", "{tool"];
+
+const PROMPT_ECHO_FIRST_CHARACTERS = new Set(["t", "T", "w", "W", "<", "i", "I"]);
+const PROMPT_ECHO_INPUTS = new Set(["the input to the action", "what to send to the tool", "the input for the tool", "<input>", "<the input for the tool>", "the action input", "input to the action", "<tool input>"]);
+
+/** Lengths a placeholder can have (with one trailing period or space): a cheap first filter. */
+const PROMPT_ECHO_LENGTHS = new Set([...PROMPT_ECHO_INPUTS].flatMap((phrase) => [phrase.length, phrase.length + 1]));
+
+/** Whether an Action Input is a template placeholder from the prompt ("the input to the action"). */
+export function isPromptEchoInput(text: string): boolean {
+  if (!PROMPT_ECHO_LENGTHS.has(text.length) || !PROMPT_ECHO_FIRST_CHARACTERS.has(text[0])) return false;
+  return PROMPT_ECHO_INPUTS.has(text.trim().toLowerCase().replace(/[.\s]+$/, ""));
+}
+
+/** Whether an Action value is a template placeholder from the prompt ("one of [search]", "the action to take"). */
+export function isPromptEchoAction(written: string): boolean {
+  if (written.length > 300) return false;
+  const lower = written.trim().toLowerCase();
+  if (lower.includes("{tool_names}")) return true;
+  return PROMPT_ECHO_ACTION_PREFIXES.some((prefix) => lower.startsWith(prefix));
+}
+
+/**
+ * Whether a parsed input is a tool's argument schema echoed back (`{type: "object", properties}`,
+ * or every argument given as `{type, description}`) rather than argument values.
+ */
+export function isSchemaEcho(value: unknown): boolean {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const record = value as Record<string, unknown>;
+  if (record.type === "object" && (typeof record.properties === "object" || Array.isArray(record.required))) return true;
+  if (isSchemaDocument(record)) return true;
+  // One field's schema echoed as the value ({'title': 'Query', 'type': 'string'}, a Python repr).
+  if (isSchemaField(record) && ("title" in record || "description" in record) && typeof record.type === "string") return true;
+  const entries = Object.entries(record);
+  if (entries.length === 0) return false;
+  return entries.every(([, field]) => isSchemaField(field));
+}
+
+/** Keys of a JSON-schema document besides `properties` (a schema without `"type": "object"`). */
+const SCHEMA_DOCUMENT_KEYS = new Set(["type", "title", "description", "required", "additionalProperties", "$schema", "definitions", "$defs"]);
+
+/**
+ * A JSON-schema object document echoed without `"type": "object"`: `{"properties": {...}}` where
+ * every property is a schema field, and any other key is a schema keyword (`required`, `title`, …).
+ * Real arguments named `properties` (`{"database_id": …, "properties": {"Status": "Done"}}`) hold
+ * values, not schema fields, so they are not mistaken for it.
+ */
+function isSchemaDocument(record: Record<string, unknown>): boolean {
+  const properties = record.properties;
+  if (typeof properties !== "object" || properties === null || Array.isArray(properties)) return false;
+  if (!Object.keys(record).every((key) => key === "properties" || SCHEMA_DOCUMENT_KEYS.has(key))) return false;
+  const fields = Object.values(properties);
+  if (fields.length === 0) return Array.isArray(record.required) || typeof record.type === "string";
+  return fields.every((field) => isSchemaField(field));
+}
+
+const SCHEMA_KEYWORDS = new Set(["type", "description", "title", "default", "enum", "items", "properties", "required", "examples", "format", "minimum", "maximum", "anyOf", "oneOf"]);
+const SCHEMA_TYPE_NAMES = new Set(["string", "str", "integer", "int", "number", "float", "boolean", "bool", "object", "dict", "array", "list", "null", "any"]);
+
+function isSchemaField(field: unknown): boolean {
+  if (typeof field !== "object" || field === null || Array.isArray(field)) return false;
+  const keys = Object.keys(field);
+  if (keys.length === 0 || !keys.every((key) => SCHEMA_KEYWORDS.has(key))) return false;
+  const type = (field as Record<string, unknown>).type;
+  const typeIsName = typeof type === "string" && SCHEMA_TYPE_NAMES.has(type.toLowerCase());
+  return typeIsName || (keys.includes("description") && keys.includes("type"));
+}
+

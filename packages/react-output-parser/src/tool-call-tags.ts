@@ -1,0 +1,214 @@
+/**
+ * Stage 5: tool calls written as tags inside a ReAct reply (the one grammar's `TOOL_CALL_TAG_NAMES`):
+ * - Hermes `<tool_call>{"name": …, "arguments": …}</tool_call>` (also `<tool_use>`, `<tools>`,
+ *   `<function_call>`), with or without newlines;
+ * - Qwen3-Coder `<function=NAME><parameter=KEY>value</parameter></function>`;
+ * - tags with attributes: `<tool_call name="…">input</tool_call>`, Anthropic-style
+ *   `<invoke name="…"><parameter name="…">value</parameter></invoke>` (in `<function_calls>`);
+ * - `<action><name>…</name><input>…</input></action>`-style child tags
+ *   (`TOOL_CALL_CHILD_TAG_NAMES`).
+ * Several calls in one reply: the first is taken and `extra_actions_ignored` is reported (the
+ * executor runs one action per step). Linear: each tag is found with `indexOf`, attributes are
+ * bounded.
+ */
+import { TOOL_CALL_CHILD_TAG_NAMES, TOOL_CALL_NAME_ATTRIBUTES, TOOL_CALL_TAG_NAMES } from "@reins/core";
+import { blobFrom, type ActionBlob } from "./action-blob";
+import { findBalancedEnd, parseLooseJson } from "./json-text";
+import type { Work } from "./react-step";
+import { isPlainObject } from "./text-lines";
+
+/** Call tags, longest name first so `<tool_calls>` is not read as `<tool_call>`. */
+const CALL_TAG_NAMES = TOOL_CALL_TAG_NAMES.filter((name) => name !== "parameter" && name !== "tool_result" && name !== "tool_response" && name !== "action_input" && name !== "answer" && name !== "final").sort((left, right) => right.length - left.length);
+
+/** Wrapper tags that may hold `<invoke>` or `<function=…>` calls rather than one call themselves. */
+const WRAPPERS = new Set(["tool_calls", "function_calls", "tools", "tool_call", "tool_use"]);
+
+const MAX_ATTRIBUTE_CHARS = 300;
+
+interface OpenTag {
+  readonly name: string;
+  /** Text between the name and `>` (`=read_file`, ` name="search"`). */
+  readonly attributes: string;
+  readonly start: number;
+  /** Index after `>`. */
+  readonly end: number;
+}
+
+/** First letters of the call tag names (lower case), tested before anything is cut from the text. */
+const FIRST_CODES = new Set(CALL_TAG_NAMES.map((name) => name.charCodeAt(0)));
+
+/** The next opening call tag at or after `from`. */
+function nextOpenTag(text: string, from: number): OpenTag | undefined {
+  let index = text.indexOf("<", from);
+  // The next ">" is searched again only once passed, so a text of unclosed tags is scanned once.
+  let close = -2;
+  while (index >= 0) {
+    if (!FIRST_CODES.has(text.charCodeAt(index + 1) | 0x20)) {
+      index = text.indexOf("<", index + 1);
+      continue;
+    }
+    const window = text.slice(index + 1, index + 16).toLowerCase();
+    const name = CALL_TAG_NAMES.find((candidate) => window.startsWith(candidate) && /[\s>=]/.test(window[candidate.length] ?? ""));
+    if (name !== undefined) {
+      if (close !== -1 && close < index) close = text.indexOf(">", index);
+      if (close < 0) return undefined;
+      if (close - index <= MAX_ATTRIBUTE_CHARS) {
+        return { name, attributes: text.slice(index + 1 + name.length, close), start: index, end: close + 1 };
+      }
+    }
+    index = text.indexOf("<", index + 1);
+  }
+  return undefined;
+}
+
+/**
+ * The tag's content: up to `</name>`, or (cut off by a stop sequence) up to the next `<name` or the
+ * end of the text.
+ */
+function contentOf(text: string, tag: OpenTag): { content: string; end: number } {
+  const close = text.indexOf(`</${tag.name}>`, tag.end);
+  if (close >= 0) {
+    const next = text.indexOf(`<${tag.name}`, tag.end);
+    if (next < 0 || next > close || WRAPPERS.has(tag.name)) return { content: text.slice(tag.end, close), end: close + tag.name.length + 3 };
+    return { content: text.slice(tag.end, next), end: next };
+  }
+  const next = text.indexOf(`<${tag.name}`, tag.end);
+  const end = next < 0 ? text.length : next;
+  return { content: text.slice(tag.end, end), end };
+}
+
+/** `name="search"`, `name='search'` or `name=search` among a tag's attributes. */
+function attribute(attributes: string, names: readonly string[]): string | undefined {
+  for (const name of names) {
+    const match = new RegExp(`(?:^|\\s)${name}\\s*=\\s*(?:"([^"]{0,200})"|'([^']{0,200})'|([^\\s"'>]{1,200}))`, "i").exec(attributes);
+    if (match !== null) return (match[1] ?? match[2] ?? match[3] ?? "").trim();
+  }
+  return undefined;
+}
+
+/** A parameter's text as a value: JSON when it reads as JSON (numbers, booleans, objects), else the text. */
+function parameterValue(raw: string): unknown {
+  const text = raw.trim();
+  if (/^(?:[[{"]|-?\d|true$|false$|null$)/.test(text)) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+/** `<parameter=KEY>v</parameter>` and `<parameter name="KEY">v</parameter>` in a call's content. */
+function parametersOf(content: string): Record<string, unknown> | undefined {
+  const result: Record<string, unknown> = {};
+  let found = false;
+  let from = 0;
+  for (;;) {
+    const open = content.indexOf("<parameter", from);
+    if (open < 0) break;
+    const close = content.indexOf(">", open);
+    if (close < 0 || close - open > MAX_ATTRIBUTE_CHARS) break;
+    const attributes = content.slice(open + "<parameter".length, close);
+    const key = attributes.trimStart().startsWith("=") ? attributes.trim().slice(1).replace(/^["']|["']$/g, "").trim() : attribute(attributes, ["name"]);
+    const end = content.indexOf("</parameter>", close);
+    const value = content.slice(close + 1, end < 0 ? content.length : end);
+    if (key !== undefined && key.length > 0) {
+      result[key] = parameterValue(value);
+      found = true;
+    }
+    if (end < 0) break;
+    from = end + "</parameter>".length;
+  }
+  return found ? result : undefined;
+}
+
+/** `<name>x</name>` child tags of a call. */
+function childTag(content: string, names: readonly string[]): string | undefined {
+  for (const name of names) {
+    const open = content.indexOf(`<${name}>`);
+    if (open < 0) continue;
+    const close = content.indexOf(`</${name}>`, open);
+    return content.slice(open + name.length + 2, close < 0 ? content.length : close);
+  }
+  return undefined;
+}
+
+/** A call's input written as text: JSON when it is JSON, else the text. */
+function inputText(text: string, work: Work): unknown {
+  const trimmed = text.trim();
+  if (trimmed[0] === "{" || trimmed[0] === "[") {
+    const parsed = parseLooseJson(trimmed, work.config.maxRepairChars);
+    if (parsed !== undefined) return parsed.value;
+  }
+  return trimmed;
+}
+
+/** One call from a tag, or `undefined` when the tag holds none. */
+function callOf(content: string, tag: OpenTag, work: Work): ActionBlob | undefined {
+  const attributes = tag.attributes;
+  // Qwen: <function=NAME>
+  const named = attributes.trimStart().startsWith("=") ? attributes.trim().slice(1).replace(/^["']|["']$/g, "").trim() : attribute(attributes, TOOL_CALL_NAME_ATTRIBUTES);
+  if (named !== undefined && named.length > 0) {
+    const parameters = parametersOf(content);
+    if (parameters !== undefined) return { tool: named, input: parameters, hasInput: true };
+    const body = content.trim();
+    if (body.length > 0) return { tool: named, input: inputText(body, work), hasInput: true };
+    // The input as an attribute: <tool_call name="search" arguments='{"query": "x"}'/>.
+    const written = attribute(attributes.replace(/\/\s*$/, ""), TOOL_CALL_CHILD_TAG_NAMES.input);
+    return { tool: named, input: written !== undefined ? inputText(written, work) : undefined, hasInput: written !== undefined && written.length > 0 };
+  }
+  const childName = childTag(content, TOOL_CALL_CHILD_TAG_NAMES.name);
+  if (childName !== undefined && childName.trim().length > 0 && !childName.includes("<")) {
+    const childInput = childTag(content, TOOL_CALL_CHILD_TAG_NAMES.input);
+    const parameters = childInput === undefined ? parametersOf(content) : undefined;
+    if (parameters !== undefined) return { tool: childName.trim(), input: parameters, hasInput: true };
+    return { tool: childName.trim(), input: childInput !== undefined ? inputText(childInput, work) : undefined, hasInput: childInput !== undefined && childInput.trim().length > 0 };
+  }
+  const brace = content.indexOf("{");
+  if (brace >= 0) {
+    const end = findBalancedEnd(content, brace);
+    const parsed = parseLooseJson(content.slice(brace, end < 0 ? content.length : end), work.config.maxRepairChars);
+    if (parsed !== undefined) {
+      const value = isPlainObject(parsed.value) && isPlainObject(parsed.value.function) ? parsed.value.function : parsed.value;
+      return blobFrom(value, work.config.toolNames) ?? blobFrom(parsed.value, work.config.toolNames);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The first tool call written as a tag in `text`, and whether more follow.
+ *
+ * @returns the call, or `undefined` when the text holds no call tag with a tool in it
+ */
+export function findToolCallTag(work: Work, text: string): ActionBlob | undefined {
+  if (!text.includes("<")) return undefined;
+  let from = 0;
+  let first: ActionBlob | undefined;
+  let firstEnd = 0;
+  let extra = 0;
+  // At most a few dozen tags are looked at: enough for wrappers and a few calls.
+  for (let looked = 0; looked < 32; looked += 1) {
+    const tag = nextOpenTag(text, from);
+    if (tag === undefined) break;
+    const { content, end } = contentOf(text, tag);
+    const call = callOf(content, tag, work);
+    if (call !== undefined) {
+      if (first === undefined) {
+        first = call;
+        firstEnd = end;
+      } else if (tag.start >= firstEnd) extra += 1;
+      from = end;
+      if (first !== undefined && extra > 0) break;
+      continue;
+    }
+    // A wrapper (<function_calls>, <tool_calls>) without a call of its own: look inside it.
+    from = WRAPPERS.has(tag.name) ? tag.end : end;
+  }
+  if (first !== undefined) {
+    work.repairs.add("tool_call_tag");
+    if (extra > 0) work.repairs.add("extra_actions_ignored");
+  }
+  return first;
+}
