@@ -28,12 +28,12 @@ interface Telemetry {
   shutdown(): Promise<void>;
 }
 
-function createTelemetry(): Telemetry {
+function createTelemetry(captureContent = false): Telemetry {
   const reader = new TestMetricReader();
   const exporter = new InMemorySpanExporter();
   const meterProvider = new MeterProvider({ readers: [reader] });
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  const otel = createOtelRecorder({ meterProvider, tracerProvider, agentName: "support_agent" });
+  const otel = createOtelRecorder({ meterProvider, tracerProvider, agentName: "support_agent", captureContent });
   return {
     reader,
     exporter,
@@ -221,6 +221,19 @@ describe("@reins/otel through createAgent + createReinsMiddleware (real OpenTele
     expect(calls).toHaveLength(2);
     for (const call of calls) expect(call.parentSpanContext?.spanId).toBe(run.spanContext().spanId);
     expect(telemetry.otel.openRuns).toBe(0);
+  });
+
+  it("records tool arguments and results on execute_tool only with captureContent", async () => {
+    const contentKeys = ["gen_ai.tool.call.arguments", "gen_ai.tool.call.result"];
+    await answeredRun();
+    for (const span of telemetry.exporter.getFinishedSpans()) for (const key of contentKeys) expect(span.attributes[key]).toBeUndefined();
+    await telemetry.shutdown();
+
+    telemetry = createTelemetry(true);
+    await answeredRun();
+    const searchSpan = telemetry.exporter.getFinishedSpans().find((span) => span.name === "execute_tool search");
+    expect(JSON.parse(String(searchSpan?.attributes["gen_ai.tool.call.arguments"]))).toEqual({ query: "capital of France" });
+    expect(String(searchSpan?.attributes["gen_ai.tool.call.result"])).toContain("Paris is the capital of France");
   });
 
   it("keeps two concurrent runs' tool spans under their own invoke_agent span", async () => {
