@@ -8,6 +8,7 @@ import { REACT_PROMPT_TEMPLATE, combineRecorders, type ReinsEvent } from "@reins
 import { createAgentMetrics } from "@reins/metrics";
 import { Registry } from "prom-client";
 import { createReactAgent } from "@reins/react-agent";
+import { ToolExecutionError, ToolTimeoutError } from "@reins/tool-executor";
 // The react-agent's scripted chat model (works on @langchain/core 0.3 and 1.x).
 import { ReplayChatModel } from "../../react-agent/src/__fixtures__/replay-chat-model";
 import { createOtelRecorder, GEN_AI_METRICS, OtelEventError, OtelRecorderOptionsError, type OtelRecorderOptions } from "./index";
@@ -147,7 +148,7 @@ describe("createOtelRecorder", () => {
       expect(countWhere(tools, { "gen_ai.tool.name": "forecast", "reins.tool.outcome": "success" })).toBe(1);
       const failed = tools.dataPoints.find((point) => point.attributes["gen_ai.tool.name"] === "parcel");
       expect(failed?.attributes["reins.tool.outcome"]).toBe("error");
-      expect(typeof failed?.attributes["error.type"]).toBe("string");
+      expect(failed?.attributes["error.type"]).toBe("ToolExecutionError");
       // The GenAI bucket boundaries (0.01 s … 81.92 s).
       expect(failed?.value.buckets.boundaries).toEqual([0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92]);
 
@@ -191,7 +192,7 @@ describe("createOtelRecorder", () => {
       const parcel = tools.find((span) => span.name === "execute_tool parcel") as ReadableSpan;
       expect(parcel.status.code).toBe(SpanStatusCode.ERROR);
       expect(parcel.attributes["reins.tool.outcome"]).toBe("error");
-      expect(typeof parcel.attributes["error.type"]).toBe("string");
+      expect(parcel.attributes["error.type"]).toBe("ToolExecutionError");
 
       const runEvents = run.events.map((event) => event.name);
       expect(runEvents).toContain("reins.parser_repair");
@@ -294,6 +295,21 @@ describe("createOtelRecorder", () => {
       const tools = histogram(await metricsByName(telemetry.reader), GEN_AI_METRICS.executeToolDuration);
       expect(tools.dataPoints.map((point) => point.attributes["gen_ai.tool.name"]).sort()).toEqual(["_OTHER", "search"]);
       expect(telemetry.exporter.getFinishedSpans().map((span) => span.attributes["gen_ai.tool.name"]).sort()).toEqual(["invented_tool", "search"]);
+    });
+
+    it("names error.type after what the tool threw, not the ToolExecutor's ToolExecutionError wrapper", async () => {
+      class CrmUnauthorizedError extends Error {
+        override readonly name = "CrmUnauthorizedError";
+      }
+      const otel = createOtelRecorder({ meterProvider: telemetry.meterProvider, tracerProvider: telemetry.tracerProvider });
+      const wrapped = (cause: Error) => new ToolExecutionError({ toolName: "crm", cause });
+      otel.record({ type: "tool_call", toolName: "crm", outcome: "error", durationMs: 5, error: wrapped(new CrmUnauthorizedError("401")) });
+      otel.record({ type: "tool_call", toolName: "http", outcome: "error", durationMs: 5, error: wrapped(Object.assign(new Error("503"), { status: 503 })) });
+      otel.record({ type: "tool_call", toolName: "slow", outcome: "timeout", durationMs: 5, error: new ToolTimeoutError({ toolName: "slow", timeoutMs: 5 }) });
+      const byTool = new Map(telemetry.exporter.getFinishedSpans().map((span) => [span.attributes["gen_ai.tool.name"], span.attributes["error.type"]]));
+      expect(Object.fromEntries(byTool)).toEqual({ crm: "CrmUnauthorizedError", http: "ToolExecutionError", slow: "ToolTimeoutError" });
+      const tools = histogram(await metricsByName(telemetry.reader), GEN_AI_METRICS.executeToolDuration);
+      expect(tools.dataPoints.find((point) => point.attributes["gen_ai.tool.name"] === "crm")?.attributes["error.type"]).toBe("CrmUnauthorizedError");
     });
 
     it("ignores an event type it does not know and throws a typed error for a non-event", () => {

@@ -177,10 +177,24 @@ function textOf(value: unknown): string {
   return typeof value === "string" ? value : argumentsText(value);
 }
 
-/** The low-cardinality `error.type` of a failed call: the typed error's name, else the outcome. */
+/** A class name fit for `error.type`: an identifier, and more specific than the bare `Error`. */
+function typedName(error: unknown): string | undefined {
+  const name = (error as { name?: unknown } | null | undefined)?.name;
+  return typeof name === "string" && /^[A-Za-z_][A-Za-z0-9_.]{0,63}$/.test(name) && name !== "Error" ? name : undefined;
+}
+
+/** The ToolExecutor's wrapper around whatever the tool's own code threw (its `cause`). */
+const TOOL_EXECUTION_ERROR = "ToolExecutionError";
+
+/**
+ * The low-cardinality `error.type` of a failed call: the typed error's class name, else the
+ * outcome. For the ToolExecutor's `ToolExecutionError` wrapper, the class of the error the tool
+ * threw (its `cause`) when that has one, since the wrapper's name is the same for every tool failure.
+ */
 function errorTypeOf(event: ToolCallEvent): string {
-  const name = event.error?.name;
-  if (typeof name === "string" && /^[A-Za-z_][A-Za-z0-9_.]{0,63}$/.test(name) && name !== "Error") return name;
+  const name = typedName(event.error);
+  if (name === TOOL_EXECUTION_ERROR) return typedName(event.error?.cause) ?? name;
+  if (name !== undefined) return name;
   return event.outcome === "fallback" || event.outcome === "error" ? ERROR_TYPE_OTHER : event.outcome;
 }
 
