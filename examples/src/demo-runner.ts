@@ -15,7 +15,7 @@ import type { LoopAuditSink } from "@reins/loop-control";
 import { createAgentMetrics, type AgentMetrics } from "@reins/metrics";
 import { createReactAgent } from "@reins/react-agent";
 import { RedisResultStore } from "@reins/redis-store";
-import { RunStoppedError } from "@reins/tool-executor";
+import { StoppedRunCallError } from "@reins/tool-executor";
 import { Registry } from "prom-client";
 import { DEMO_SCENARIOS, demoToolPolicies, type DemoEnvironment, type DemoScenario, type ScenarioOutcome } from "./demo-scenarios";
 import {
@@ -214,7 +214,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
         prompt: createReactPrompt(),
         metrics,
         onEvent: (event) => {
-          if (event.type === "tool_call" && event.outcome === "rejected" && RunStoppedError.isInstance(event.error)) refusedCalls += 1;
+          if (event.type === "tool_call" && event.outcome === "rejected" && StoppedRunCallError.isInstance(event.error)) refusedCalls += 1;
         },
         toolExecutor: { policies: demoToolPolicies(resultStore) },
         loopControl: { mode: "finish", ...scenario.loopControl, ...(options.audit !== undefined ? { audit: { sink: options.audit } } : {}) },

@@ -91,3 +91,11 @@ export {
   type NeutralizedUntrustedText,
 } from "./neutralize-untrusted-text";
 export { combineRecorders } from "./combine-recorders";
+export {
+  ReinsError,
+  brandReinsError,
+  hasReinsErrorMarker,
+  reinsErrorMarker,
+  reinsErrorMarkerOf,
+  type ReinsErrorClass,
+} from "./reins-error";

@@ -40,10 +40,11 @@ export { DEFAULT_MAX_OBSERVATION_CHARS, defaultFormatObservation, ensureReadable
 export { RETRYABLE_NETWORK_CODES, httpStatusOf, isRetryableError, networkCodeOf, toError } from "./normalize-error";
 export { MODEL_MESSAGES } from "./messages";
 export {
-  BulkheadRejectedError,
+  BulkheadFullError,
   CallLimitExceededError,
   CircuitOpenError,
   DuplicateCallError,
+  StoppedRunCallError,
   RunStoppedError,
   SideEffectNotApprovedError,
   ToolExecutionError,
