@@ -8,6 +8,7 @@ import {
   buildLoopStopFinish,
   emitEvent,
   fingerprintObservation,
+  isRecord,
   resolveLoopFinishOptions,
   RunContextStore,
   STOP_REASONS,
@@ -150,14 +151,10 @@ function recursionStop(slot: RunSlot): LoopStopDecision | undefined {
   };
 }
 
-function isPlainOptions(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function checkPieceOption(field: string, value: unknown, instanceOf?: abstract new (...args: never[]) => unknown): void {
   if (value === undefined || value === false) return;
   if (instanceOf !== undefined && value instanceof instanceOf) return;
-  if (!isPlainOptions(value)) {
+  if (!isRecord(value)) {
     throw new ReinsMiddlewareOptionsError({ field, reason: `must be an options object${instanceOf ? ", an instance" : ""} or false` });
   }
 }
@@ -232,7 +229,7 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
   checkPieceOption("observation", options.observation, ObservationCleaner);
   checkPieceOption("loopControl", options.loopControl, LoopControlHandler);
   checkPieceOption("repair", options.repair);
-  if (options.loopFinish !== undefined && !isPlainOptions(options.loopFinish)) {
+  if (options.loopFinish !== undefined && !isRecord(options.loopFinish)) {
     throw new ReinsMiddlewareOptionsError({ field: "loopFinish", reason: "must be an options object" });
   }
   for (const [field, value] of Object.entries(options.loopFinish ?? {})) {

@@ -99,3 +99,4 @@ export {
   reinsErrorMarkerOf,
   type ReinsErrorClass,
 } from "./reins-error";
+export { createOptionChecks, isRecord, type NumberBounds, type OptionChecks, type OptionFail } from "./option-checks";

@@ -1,3 +1,4 @@
+import { createOptionChecks, type OptionChecks } from "@reins/core";
 import { Registry, exponentialBuckets } from "prom-client";
 import { MetricsOptionsError } from "./errors";
 
@@ -87,35 +88,20 @@ export const DEFAULT_AGENT_METRICS_OPTIONS = Object.freeze({
 const PREFIX_PATTERN = /^([a-zA-Z_:][a-zA-Z0-9_:]*)?$/;
 
 function checkBuckets(field: string, value: unknown): readonly number[] {
-  if (!Array.isArray(value) || value.length === 0) {
-    throw new MetricsOptionsError({ field, value, reason: "expected a non-empty array of numbers" });
-  }
+  if (!Array.isArray(value) || value.length === 0) check.fail(field, value, "expected a non-empty array of numbers");
   for (let index = 0; index < value.length; index += 1) {
     const bucket: unknown = value[index];
     if (typeof bucket !== "number" || !Number.isFinite(bucket) || bucket < 0) {
-      throw new MetricsOptionsError({ field, value, reason: `bucket ${index} is not a finite number ≥ 0` });
+      check.fail(field, value, `bucket ${index} is not a finite number ≥ 0`);
     }
-    if (index > 0 && bucket <= (value[index - 1] as number)) {
-      throw new MetricsOptionsError({ field, value, reason: "buckets must be strictly increasing" });
-    }
+    if (index > 0 && bucket <= (value[index - 1] as number)) check.fail(field, value, "buckets must be strictly increasing");
   }
   return Object.freeze([...(value as number[])]);
 }
 
-function checkPositiveInteger(field: string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
-    throw new MetricsOptionsError({ field, value, reason: "expected an integer ≥ 0" });
-  }
-  return value;
-}
-
-function checkStringList(field: string, value: unknown): readonly string[] | undefined {
-  if (value === undefined) return undefined;
-  if (!Array.isArray(value) || value.some((entry) => typeof entry !== "string" || entry.length === 0)) {
-    throw new MetricsOptionsError({ field, value, reason: "expected an array of non-empty strings" });
-  }
-  return Object.freeze([...(value as string[])]);
-}
+const check: OptionChecks = createOptionChecks((field, value, reason) => {
+  throw new MetricsOptionsError({ field, value, reason });
+});
 
 /**
  * Merges `options` over {@link DEFAULT_AGENT_METRICS_OPTIONS} and validates them.
@@ -142,14 +128,11 @@ export function resolveAgentMetricsOptions(options: AgentMetricsOptions = {}): R
   return Object.freeze({
     registry,
     prefix,
-    toolNames: checkStringList("toolNames", options.toolNames),
-    maxToolLabels: checkPositiveInteger("maxToolLabels", options.maxToolLabels ?? DEFAULT_AGENT_METRICS_OPTIONS.maxToolLabels),
-    parseErrorReasons: checkStringList("parseErrorReasons", options.parseErrorReasons),
-    parserRepairKinds: checkStringList("parserRepairKinds", options.parserRepairKinds),
-    maxReasonLabels: checkPositiveInteger(
-      "maxReasonLabels",
-      options.maxReasonLabels ?? DEFAULT_AGENT_METRICS_OPTIONS.maxReasonLabels,
-    ),
+    toolNames: check.optionalStringList("toolNames", options.toolNames),
+    maxToolLabels: check.integer("maxToolLabels", options.maxToolLabels ?? DEFAULT_AGENT_METRICS_OPTIONS.maxToolLabels, 0),
+    parseErrorReasons: check.optionalStringList("parseErrorReasons", options.parseErrorReasons),
+    parserRepairKinds: check.optionalStringList("parserRepairKinds", options.parserRepairKinds),
+    maxReasonLabels: check.integer("maxReasonLabels", options.maxReasonLabels ?? DEFAULT_AGENT_METRICS_OPTIONS.maxReasonLabels, 0),
     durationBucketsSeconds: checkBuckets(
       "durationBucketsSeconds",
       options.durationBucketsSeconds ?? DEFAULT_AGENT_METRICS_OPTIONS.durationBucketsSeconds,

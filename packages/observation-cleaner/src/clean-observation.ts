@@ -26,7 +26,7 @@ import {
   resolveCleanObservationOptions,
   type CleanObservationOptions,
   type ObservationContext,
-} from "./options";
+} from "./observation-cleaner-options";
 import { RENDER_LEVELS, shortenString, type RenderLimits } from "./render";
 import { renderJson } from "./render-json";
 import { renderText } from "./render-text";

@@ -10,7 +10,7 @@ export {
   type ObservationStyle,
   type ObservationTemplate,
   type RawObservationRecord,
-} from "./options";
+} from "./observation-cleaner-options";
 export { neutralizeActionBlobs, neutralizeControlLines, type NeutralizedText } from "./neutralize";
 export { countTokensCl100k, estimateTokens } from "./tokens";
 export { ObservationCleanerError, ObservationCleanerOptionsError, type ObservationCleanerErrorOptions } from "./errors";

@@ -6,7 +6,7 @@ import { matchReActLabel, type ReinsEvent } from "@reins/core";
 import { z } from "zod";
 import { ObservationCleanerOptionsError } from "./errors";
 import { ObservationCleaner } from "./observation-cleaner";
-import type { RawObservationRecord } from "./options";
+import type { RawObservationRecord } from "./observation-cleaner-options";
 import { ReplayChatModel } from "./__fixtures__/replay-chat-model";
 import { REACT_PROMPT_TEMPLATE } from "@reins/core";
 

@@ -11,7 +11,7 @@ import {
   type Span,
   type TracerProvider,
 } from "@opentelemetry/api";
-import type { ReinsEvent, ReinsEventRecorder, ToolCallEvent, ToolCallOutcome } from "@reins/core";
+import { createOptionChecks, type OptionChecks, type ReinsEvent, type ReinsEventRecorder, type ToolCallEvent, type ToolCallOutcome } from "@reins/core";
 import { OtelEventError, OtelRecorderOptionsError } from "./errors";
 import {
   ERROR_TYPE_OTHER,
@@ -146,18 +146,9 @@ const FAILED_OUTCOMES: ReadonlySet<ToolCallOutcome> = new Set<ToolCallOutcome>([
 const MAX_PENDING_RETRIES = 32;
 const ABANDONED = "reins.run_abandoned";
 
-function checkPositiveInteger(field: string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-    throw new OtelRecorderOptionsError({ field, value, reason: "expected an integer ≥ 1" });
-  }
-  return value;
-}
-
-function checkOptionalString(field: string, value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "string" || value.trim() === "") throw new OtelRecorderOptionsError({ field, value, reason: "expected a non-empty string" });
-  return value;
-}
+const check: OptionChecks = createOptionChecks((field, value, reason) => {
+  throw new OtelRecorderOptionsError({ field, value, reason });
+});
 
 function nonNegative(value: unknown): number | undefined {
   return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
@@ -232,11 +223,11 @@ export function createOtelRecorder(options: OtelRecorderOptions = {}): OtelRecor
   }
   const captureContent = options.captureContent ?? DEFAULT_OTEL_RECORDER_OPTIONS.captureContent;
   if (typeof captureContent !== "boolean") throw new OtelRecorderOptionsError({ field: "captureContent", value: captureContent, reason: "expected a boolean" });
-  const agentName = checkOptionalString("agentName", options.agentName) ?? DEFAULT_OTEL_RECORDER_OPTIONS.agentName;
-  const providerName = checkOptionalString("providerName", options.providerName);
-  const requestModel = checkOptionalString("requestModel", options.requestModel);
-  const maxToolNames = checkPositiveInteger("maxToolNames", options.maxToolNames ?? DEFAULT_OTEL_RECORDER_OPTIONS.maxToolNames);
-  const maxOpenRuns = checkPositiveInteger("maxOpenRuns", options.maxOpenRuns ?? DEFAULT_OTEL_RECORDER_OPTIONS.maxOpenRuns);
+  const agentName = check.optionalString("agentName", options.agentName) ?? DEFAULT_OTEL_RECORDER_OPTIONS.agentName;
+  const providerName = check.optionalString("providerName", options.providerName);
+  const requestModel = check.optionalString("requestModel", options.requestModel);
+  const maxToolNames = check.integer("maxToolNames", options.maxToolNames ?? DEFAULT_OTEL_RECORDER_OPTIONS.maxToolNames, 1);
+  const maxOpenRuns = check.integer("maxOpenRuns", options.maxOpenRuns ?? DEFAULT_OTEL_RECORDER_OPTIONS.maxOpenRuns, 1);
   const now = options.now ?? Date.now;
   if (typeof now !== "function") throw new OtelRecorderOptionsError({ field: "now", value: now, reason: "expected a function returning epoch milliseconds" });
 

@@ -1,12 +1,12 @@
 import type { CallbackManagerForToolRun } from "@langchain/core/callbacks/manager";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface, ToolInterface } from "@langchain/core/tools";
-import { emitEvent, wantsContent, type CircuitState, type ReinsEvent } from "@reins/core";
+import { emitEvent, isRecord, wantsContent, type CircuitState, type ReinsEvent } from "@reins/core";
 import { directFuncOf } from "./call-original";
 import { checkCallCap, checkIdempotency, gateSideEffectCall, withIdempotencyClaim } from "./call-guards";
 import { createAttemptTimeout, createToolBreaker, createToolBulkhead, toCircuitState } from "./cockatiel-policies";
 import { StoppedRunCallError, ToolExecutorOptionsError, ToolValidationError } from "./errors";
-import { isRecord, type CallFacts, type CallResult, type ExecutorContext, type ToolState, type WrappedTool } from "./executor-context";
+import { type CallFacts, type CallResult, type ExecutorContext, type ToolState, type WrappedTool } from "./executor-context";
 import { defaultFormatObservation, ensureReadableObservation } from "./format-observation";
 import { MODEL_MESSAGES } from "./messages";
 import { toError } from "./normalize-error";
