@@ -14,6 +14,4 @@ export {
   type ToolCallRepairResult,
   type WrittenToolCall,
 } from "./tool-call-repair";
-export { RunLoopMonitor, type LoopVerdict, type MonitoredCall } from "./loop-monitor";
-export { MIDDLEWARE_MESSAGES } from "./messages";
 export { AgentMiddlewareError, ReinsMiddlewareOptionsError, type AgentMiddlewareErrorOptions, type ReinsMiddlewareOptionsErrorOptions } from "./errors";

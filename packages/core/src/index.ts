@@ -82,10 +82,6 @@ export {
   type ReActTagShape,
 } from "./react-grammar";
 export {
-  NEUTRALIZED_CLOSE,
-  NEUTRALIZED_LINE_PREFIX,
-  NEUTRALIZED_OPEN,
-  NEUTRALIZED_TAG_OPEN,
   hasNeutralizedMarks,
   neutralizeUntrustedText,
   type NeutralizedUntrustedText,

@@ -18,6 +18,5 @@ export {
   type AgentMetricType,
   type TypedAgentMetricDefinition,
 } from "./metric-catalog";
-export { BoundedLabel, type BoundedLabelOptions } from "./bounded-label";
 export { MetricConflictError, MetricsEventError, MetricsOptionsError, ReinsMetricsError, type ReinsMetricsErrorOptions } from "./errors";
 export { startMetricsServer, type MetricsServer, type MetricsServerOptions } from "./metrics-server";

@@ -1,4 +1,4 @@
-export { cleanObservation, cleanWithResolvedOptions, type CleanedObservation } from "./clean-observation";
+export { cleanObservation, type CleanedObservation } from "./clean-observation";
 export { ObservationCleaner } from "./observation-cleaner";
 export {
   DEFAULT_CLEAN_OBSERVATION_OPTIONS,
