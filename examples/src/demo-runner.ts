@@ -19,20 +19,11 @@ import { StoppedRunCallError } from "@reins/tool-executor";
 import { Registry } from "prom-client";
 import { DEMO_SCENARIOS, demoToolPolicies, type DemoEnvironment, type DemoScenario, type ScenarioOutcome } from "./demo-scenarios";
 import {
-  createCalculatorTool,
-  createClockTool,
-  createCountryLookupTool,
-  createCurrencyTool,
-  createDeadServiceTool,
-  createEmailTool,
-  createForecastTool,
-  createGhostFailureTool,
-  createHangingTool,
+  createDemoTools,
   createPageTool,
-  createSearchTool,
-  startFlakyForecastService,
   type ScriptedHttpService,
   type SentEmail,
+  startFlakyForecastService,
 } from "./demo-tools";
 import { formatCounterTable } from "./demo-summary";
 import { createReactPrompt } from "./react-prompt";
@@ -143,19 +134,7 @@ interface DemoWorld {
 }
 
 function createTools(forecastService: ScriptedHttpService, outbox: SentEmail[], parcelService: { calls: number }) {
-  return [
-    createCalculatorTool(),
-    createCountryLookupTool(),
-    createClockTool(),
-    createCurrencyTool(),
-    createHangingTool(),
-    createForecastTool(forecastService.url),
-    createGhostFailureTool(),
-    createDeadServiceTool(parcelService),
-    createEmailTool(outbox),
-    createSearchTool(),
-    createPageTool(),
-  ];
+  return [...createDemoTools(forecastService.url, outbox, parcelService), createPageTool()];
 }
 
 function newWorld(forecastService: ScriptedHttpService): DemoWorld {
