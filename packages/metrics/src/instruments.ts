@@ -5,21 +5,23 @@ import {
   AGENT_METRIC_CATALOG,
   type AgentMetricDefinition,
   type AgentMetricKey,
-  type AgentMetricType,
   type TypedAgentMetricDefinition,
 } from "./metric-catalog";
 
-/** The prom-client label type of a catalog entry (`string` for a metric without labels). */
-type LabelOf<Definition> =
-  Definition extends TypedAgentMetricDefinition<AgentMetricType, infer Label> ? ([Label] extends [never] ? string : Label) : never;
-
-/** The prom-client instrument a catalog entry becomes. */
+/**
+ * The prom-client instrument a catalog entry becomes: a `Counter`, `Gauge` or `Histogram` over its
+ * label names (`string` for a metric without labels).
+ */
 export type InstrumentOf<Definition> =
-  Definition extends TypedAgentMetricDefinition<"counter", string>
-    ? Counter<LabelOf<Definition>>
-    : Definition extends TypedAgentMetricDefinition<"gauge", string>
-      ? Gauge<LabelOf<Definition>>
-      : Histogram<LabelOf<Definition>>;
+  Definition extends TypedAgentMetricDefinition<infer Type, infer Label>
+    ? ([Label] extends [never] ? string : Label) extends infer Labels extends string
+      ? Type extends "counter"
+        ? Counter<Labels>
+        : Type extends "gauge"
+          ? Gauge<Labels>
+          : Histogram<Labels>
+      : never
+    : never;
 
 /** One instrument per {@link AGENT_METRIC_CATALOG} entry, under the same key. */
 export type AgentMetricInstruments = {
