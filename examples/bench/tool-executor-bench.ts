@@ -11,48 +11,29 @@
 import { performance } from "node:perf_hooks";
 import { AgentExecutor, createReactAgent } from "@langchain/classic/agents";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
-import { SimpleChatModel } from "@langchain/core/language_models/chat_models";
-import type { BaseMessage } from "@langchain/core/messages";
 import { PromptTemplate } from "@langchain/core/prompts";
 import { DynamicTool, type ToolInterface } from "@langchain/core/tools";
 import { ToolExecutor, type ToolExecutorOptions } from "@reins/tool-executor";
 import { REACT_PROMPT_TEMPLATE } from "@reins/core";
+import { ScriptedChatModel } from "@reins/testing";
 
 /** The ReAct prompt the stock `createReactAgent` expects (hwchase17/react). */
 export const BENCH_REACT_PROMPT = REACT_PROMPT_TEMPLATE;
 
 /**
- * A scripted chat model: `steps` actions calling `lookup`, then a final answer; honours `stop`.
- * Each run needs a fresh instance (or `reset()`).
+ * A scripted chat model: `steps` actions calling `lookup`, then a final answer, cycling; honours
+ * `stop`. `reset()` starts the script again (each run uses `steps + 1` calls).
  */
-export class BenchChatModel extends SimpleChatModel {
-  private calls = 0;
-
-  constructor(private readonly steps: number) {
-    super({});
-  }
-
-  _llmType(): string {
-    return "bench-scripted";
-  }
-
-  reset(): void {
-    this.calls = 0;
-  }
-
-  async _call(_messages: BaseMessage[], options: this["ParsedCallOptions"]): Promise<string> {
-    const index = this.calls;
-    this.calls += 1;
-    const text =
-      index < this.steps
-        ? `I need to look this up.\nAction: lookup\nAction Input: item ${index}\nObservation: hallucinated`
-        : "I now know the final answer.\nFinal Answer: done";
-    let cut = text.length;
-    for (const stop of options.stop ?? []) {
-      const at = text.indexOf(stop);
-      if (at !== -1 && at < cut) cut = at;
-    }
-    return text.slice(0, cut);
+export class BenchChatModel extends ScriptedChatModel {
+  constructor(steps: number) {
+    super({
+      replies: [
+        ...Array.from({ length: steps }, (_, index) => `I need to look this up.\nAction: lookup\nAction Input: item ${index}\nObservation: hallucinated`),
+        "I now know the final answer.\nFinal Answer: done",
+      ],
+      cycle: true,
+      recordCalls: false,
+    });
   }
 }
 

@@ -14,19 +14,10 @@ import { createAgentMetrics, type AgentMetrics } from "@reins/metrics";
 import { DEMO_TOOL_POLICIES } from "./demo-scenarios";
 import { runDemo, type DemoOptions, type DemoReport, type LiveModelOptions } from "./demo-runner";
 import {
-  createCalculatorTool,
-  createClockTool,
-  createCountryLookupTool,
-  createCurrencyTool,
-  createDeadServiceTool,
-  createEmailTool,
-  createForecastTool,
-  createGhostFailureTool,
-  createHangingTool,
-  createSearchTool,
-  startFlakyForecastService,
+  createDemoTools,
   type ScriptedHttpService,
   type SentEmail,
+  startFlakyForecastService,
 } from "./demo-tools";
 import { startToolCallReplayServer, type ScriptedToolCall, type ScriptedTurn, type ToolCallRequestMessage } from "./tool-call-replay-server";
 
@@ -305,18 +296,7 @@ export async function runCreateAgentDemo(options: CreateAgentDemoOptions = {}): 
       const outbox: SentEmail[] = [];
       const parcelService = { calls: 0 };
       const environment: CreateAgentEnvironment = { outbox, parcelService, forecastService };
-      const agentTools = [
-        createCalculatorTool(),
-        createCountryLookupTool(),
-        createClockTool(),
-        createCurrencyTool(),
-        createHangingTool(),
-        createForecastTool(forecastService.url),
-        createGhostFailureTool(),
-        createDeadServiceTool(parcelService),
-        createEmailTool(outbox),
-        createSearchTool(),
-      ];
+      const agentTools = createDemoTools(forecastService.url, outbox, parcelService);
       metrics.registerTools(agentTools.map((tool) => tool.name));
       write(`\n━━ [createAgent ${index + 1}/${scenarios.length}] ${scenario.id} — ${scenario.fault}\nQuestion: ${scenario.question}\n`);
       forecastService.script([]);

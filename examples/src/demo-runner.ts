@@ -15,24 +15,15 @@ import type { LoopAuditSink } from "@reins/loop-control";
 import { createAgentMetrics, type AgentMetrics } from "@reins/metrics";
 import { createReactAgent } from "@reins/react-agent";
 import { RedisResultStore } from "@reins/redis-store";
-import { RunStoppedError } from "@reins/tool-executor";
+import { StoppedRunCallError } from "@reins/tool-executor";
 import { Registry } from "prom-client";
 import { DEMO_SCENARIOS, demoToolPolicies, type DemoEnvironment, type DemoScenario, type ScenarioOutcome } from "./demo-scenarios";
 import {
-  createCalculatorTool,
-  createClockTool,
-  createCountryLookupTool,
-  createCurrencyTool,
-  createDeadServiceTool,
-  createEmailTool,
-  createForecastTool,
-  createGhostFailureTool,
-  createHangingTool,
+  createDemoTools,
   createPageTool,
-  createSearchTool,
-  startFlakyForecastService,
   type ScriptedHttpService,
   type SentEmail,
+  startFlakyForecastService,
 } from "./demo-tools";
 import { formatCounterTable } from "./demo-summary";
 import { createReactPrompt } from "./react-prompt";
@@ -143,19 +134,7 @@ interface DemoWorld {
 }
 
 function createTools(forecastService: ScriptedHttpService, outbox: SentEmail[], parcelService: { calls: number }) {
-  return [
-    createCalculatorTool(),
-    createCountryLookupTool(),
-    createClockTool(),
-    createCurrencyTool(),
-    createHangingTool(),
-    createForecastTool(forecastService.url),
-    createGhostFailureTool(),
-    createDeadServiceTool(parcelService),
-    createEmailTool(outbox),
-    createSearchTool(),
-    createPageTool(),
-  ];
+  return [...createDemoTools(forecastService.url, outbox, parcelService), createPageTool()];
 }
 
 function newWorld(forecastService: ScriptedHttpService): DemoWorld {
@@ -214,7 +193,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
         prompt: createReactPrompt(),
         metrics,
         onEvent: (event) => {
-          if (event.type === "tool_call" && event.outcome === "rejected" && RunStoppedError.isInstance(event.error)) refusedCalls += 1;
+          if (event.type === "tool_call" && event.outcome === "rejected" && StoppedRunCallError.isInstance(event.error)) refusedCalls += 1;
         },
         toolExecutor: { policies: demoToolPolicies(resultStore) },
         loopControl: { mode: "finish", ...scenario.loopControl, ...(options.audit !== undefined ? { audit: { sink: options.audit } } : {}) },

@@ -294,3 +294,23 @@ export function createSearchTool(): DynamicTool {
       ].join("\n"),
   });
 }
+
+/**
+ * The tools both demos (the classic `createReactAgent` one and the `createAgent` one) give their
+ * agent, in prompt order: `forecastServiceUrl` backs the forecast tool, `outbox` receives the
+ * e-mails, `parcelService` counts the dead service's calls.
+ */
+export function createDemoTools(forecastServiceUrl: string, outbox: SentEmail[], parcelService: { calls: number }) {
+  return [
+    createCalculatorTool(),
+    createCountryLookupTool(),
+    createClockTool(),
+    createCurrencyTool(),
+    createHangingTool(),
+    createForecastTool(forecastServiceUrl),
+    createGhostFailureTool(),
+    createDeadServiceTool(parcelService),
+    createEmailTool(outbox),
+    createSearchTool(),
+  ];
+}

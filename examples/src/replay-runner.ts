@@ -10,7 +10,7 @@ import { AgentExecutor, createReactAgent as createStockReactAgent } from "@langc
 import { DynamicTool } from "@langchain/core/tools";
 import { createReactAgent } from "@reins/react-agent";
 import { createReactPrompt } from "./react-prompt";
-import { ScriptedChatModel, ScriptExhaustedError } from "./scripted-chat-model";
+import { ScriptedChatModel, ScriptExhaustedError } from "@reins/testing";
 
 /** One recorded turn. */
 export interface TrajectoryTurn {
@@ -157,11 +157,11 @@ export async function replayTrajectory(trajectory: Trajectory, kind: "reins" | "
   // A recording with a missing turn stops there: the replay cannot know what the model wrote.
   const firstMissing = trajectory.turns.findIndex((turn) => turn.llm_output === null);
   const script = firstMissing === -1 ? outputs : outputs.slice(0, firstMissing);
-  const llm = new ScriptedChatModel({ outputs: script });
+  const llm = new ScriptedChatModel({ replies: script });
   const { tools, calls } = recordedTools(trajectory);
   const prompt = createReactPrompt();
   let loopWarnings = 0;
-  const counts = () => ({ modelCalls: llm.calls, toolCalls: calls(), loopWarnings });
+  const counts = () => ({ modelCalls: llm.callCount, toolCalls: calls(), loopWarnings });
   try {
     let result: Record<string, unknown>;
     if (kind === "reins") {
@@ -183,7 +183,7 @@ export async function replayTrajectory(trajectory: Trajectory, kind: "reins" | "
     return judge(trajectory, result, counts());
   } catch (error) {
     if (ScriptExhaustedError.isInstance(error)) {
-      return { verdict: "ran_out", detail: `model called ${llm.calls} times, ${script.length} recorded`, ...counts() };
+      return { verdict: "ran_out", detail: `model called ${llm.callCount} times, ${script.length} recorded`, ...counts() };
     }
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     return { verdict: "crashed", detail: message.split("\n")[0], ...counts() };

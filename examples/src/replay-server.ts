@@ -7,6 +7,10 @@
 import { createServer } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { applyStopSequences } from "@reins/testing";
+
+/** The stop rule the server applies (the one every Reins test double applies). */
+export { applyStopSequences };
 
 /** One chat completion request the server received. */
 export interface RecordedChatRequest {
@@ -88,24 +92,6 @@ export interface ReplayServer {
 }
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
-
-/**
- * Cuts `text` at the first occurrence of any stop sequence, excluding it, as the OpenAI API does
- * ("the returned text will not contain the stop sequence").
- *
- * @param text - the full model output
- * @param stop - stop sequences; empty strings are ignored
- * @returns the text before the earliest stop sequence, and whether one was found
- */
-export function applyStopSequences(text: string, stop: readonly string[]): { text: string; stopped: boolean } {
-  let cut = -1;
-  for (const sequence of stop) {
-    if (sequence.length === 0) continue;
-    const index = text.indexOf(sequence);
-    if (index !== -1 && (cut === -1 || index < cut)) cut = index;
-  }
-  return cut === -1 ? { text, stopped: false } : { text: text.slice(0, cut), stopped: true };
-}
 
 /** Rough token count for the `usage` block: about four characters per token, at least one. */
 function estimateTokens(text: string): number {

@@ -1,11 +1,3 @@
-import { defineConfig } from "tsup";
+import { defineConfig, reinsPackageConfig } from "../../tsup.base";
 
-export default defineConfig({
-  entry: ["src/index.ts"],
-  format: ["esm", "cjs"],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: "node20",
-  tsconfig: "tsconfig.build.json",
-});
+export default defineConfig(reinsPackageConfig());

@@ -13,7 +13,7 @@ import { tool } from "@langchain/core/tools";
 import { LoopControlHandler, RunStoppedError } from "@reins/loop-control";
 import { z } from "zod";
 import { createReactPrompt } from "../react-prompt";
-import { ScriptedChatModel } from "../scripted-chat-model";
+import { ScriptedChatModel } from "@reins/testing";
 import { printToStdout, type Print } from "./print";
 
 /** How the run ended. */
@@ -37,7 +37,7 @@ export async function main(print: Print = printToStdout): Promise<LoopControlExa
     { name: "weather", description: "Current weather. Input: a city.", schema: z.string() },
   );
   // The model would loop forever: ten identical actions, never a Final Answer.
-  const llm = new ScriptedChatModel({ outputs: Array.from({ length: 10 }, () => SAME_ACTION) });
+  const llm = new ScriptedChatModel({ replies: Array.from({ length: 10 }, () => SAME_ACTION) });
   const tools = [weather];
   const agent = await createReactAgent({ llm, tools, prompt: createReactPrompt() });
   const executor = new AgentExecutor({ agent, tools, maxIterations: 10 });
@@ -50,7 +50,7 @@ export async function main(print: Print = printToStdout): Promise<LoopControlExa
     if (!RunStoppedError.isInstance(error)) throw error;
     print(`stopped: ${error.stopReason} — ${error.message}`);
     for (const step of error.steps) print(`  step: ${step.action.tool}(${JSON.stringify(step.action.toolInput)}) → ${JSON.stringify(step.observation)}`);
-    print(`model calls: ${llm.calls}, tool calls: ${toolCalls}`);
-    return { stopReason: error.stopReason, stepsBeforeStop: error.steps.length, modelCalls: llm.calls, toolCalls };
+    print(`model calls: ${llm.callCount}, tool calls: ${toolCalls}`);
+    return { stopReason: error.stopReason, stepsBeforeStop: error.steps.length, modelCalls: llm.callCount, toolCalls };
   }
 }

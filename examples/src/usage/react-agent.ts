@@ -14,7 +14,7 @@ import { createReactAgent } from "@reins/react-agent";
 import { Registry } from "prom-client";
 import { z } from "zod";
 import { createReactPrompt } from "../react-prompt";
-import { ScriptedChatModel } from "../scripted-chat-model";
+import { ScriptedChatModel } from "@reins/testing";
 import { printToStdout, type Print } from "./print";
 
 /** What the run returned. */
@@ -48,7 +48,7 @@ export async function main(print: Print = printToStdout): Promise<ReactAgentExam
     { name: "weather", description: "Current weather. Input: a city.", schema: z.string() },
   );
   const tools = [weather];
-  const llm = new ScriptedChatModel({ outputs: SCRIPT });
+  const llm = new ScriptedChatModel({ replies: SCRIPT });
   const prompt = createReactPrompt();
   const metrics = createAgentMetrics({ registry: new Registry(), toolNames: ["weather"] });
 
@@ -83,7 +83,7 @@ export async function main(print: Print = printToStdout): Promise<ReactAgentExam
     output: String(result.output),
     stopReason: result.stopReason,
     weatherAttempts,
-    modelCalls: llm.calls,
+    modelCalls: llm.callCount,
     correctiveObservation,
     toolCallsMetric,
   };

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { createMiddleware, type AgentMiddleware } from "langchain";
 import { z } from "zod/v4";
@@ -8,94 +7,23 @@ import {
   buildLoopStopFinish,
   emitEvent,
   fingerprintObservation,
-  resolveLoopFinishOptions,
   RunContextStore,
   STOP_REASONS,
   stripLoopNotes,
-  type LoopFinishOptions,
-  type LoopFinishStep,
   type LoopStopDecision,
   type ReinsEvent,
-  type ReinsEventListener,
-  type ReinsEventRecorder,
   type RunContext,
   type StopReason,
 } from "@reins/core";
-import { LoopControlHandler, resolveLoopControlOptions, type LoopControlOptions, type ResolvedLoopControlOptions } from "@reins/loop-control";
-import { ObservationCleaner, type ObservationCleanerOptions } from "@reins/observation-cleaner";
-import { ToolExecutor, type ToolExecutorOptions } from "@reins/tool-executor";
+import { LoopControlHandler, resolveLoopControlOptions, type ResolvedLoopControlOptions } from "@reins/loop-control";
+import { ObservationCleaner } from "@reins/observation-cleaner";
+import { ToolExecutor } from "@reins/tool-executor";
 import { ReinsMiddlewareOptionsError } from "./errors";
+import { findingsOf, recursionStop, textOf, type RunSlot } from "./middleware-run-state";
+import { checkReinsMiddlewareOptions, DEFAULT_REINS_MIDDLEWARE_OPTIONS, type ReinsMiddlewareOptions } from "./reins-middleware-options";
 import { RunLoopMonitor, type MonitoredCall } from "./loop-monitor";
 import { MIDDLEWARE_MESSAGES } from "./messages";
-import { repairToolCall, type RepairableTool, type ToolCallRepairOptions } from "./tool-call-repair";
-
-/** Loop-control options the middleware uses (`mode` and `runContext` are the middleware's own). */
-export type ReinsMiddlewareLoopControlOptions = Omit<LoopControlOptions, "runContext" | "mode" | "audit">;
-
-/** Options of {@link createReinsMiddleware}: one per Reins piece, as in `createReactAgent`. */
-export interface ReinsMiddlewareOptions {
-  /**
-   * Tool policies (timeout with the tool's AbortSignal, retries, circuit breaker, fallback,
-   * validation, cache, dry run and approval, call caps, result checks, bulkhead): options for a new
-   * `ToolExecutor` (the middleware adds `runContext`, `metrics`, `onEvent` and the observation
-   * cleaner as `formatObservation` unless given), or a `ToolExecutor` you built (give it the
-   * middleware's `runContext` for per-run limits and loop notes). `false` runs tools unwrapped.
-   * @default {} (`DEFAULT_TOOL_POLICY`: 30 s timeout, retries of retryable failures, circuit breaker)
-   */
-  toolExecutor?: ToolExecutorOptions | ToolExecutor | false;
-  /**
-   * Observation cleaning and neutralisation: options for a new `ObservationCleaner`, or one you
-   * built. `false` leaves results as the ToolExecutor's default formatter writes them (error
-   * texts are then not neutralised either).
-   * @default {}
-   */
-  observation?: ObservationCleanerOptions | ObservationCleaner | false;
-  /**
-   * Loop control: `LoopControlOptions` (detectors, budgets, prices, notes), or a
-   * `LoopControlHandler` whose options are used. `mode` is always a graceful finish here. `maxSteps`
-   * counts model calls. `false` turns detection and budgets off (run and tool metrics are still
-   * recorded).
-   * @default {} (repeat, cycle and stall detection; 15 model calls; 10 minutes)
-   */
-  loopControl?: ReinsMiddlewareLoopControlOptions | LoopControlHandler | false;
-  /**
-   * How the final `AIMessage` of a stopped run is written (escape-hatch line, findings listed).
-   * @default DEFAULT_LOOP_FINISH_OPTIONS of `@reins/core`
-   */
-  loopFinish?: LoopFinishOptions;
-  /**
-   * Tool-call repair (names and arguments) before a call runs. `false` turns it off.
-   * @default {} (`DEFAULT_TOOL_CALL_REPAIR_OPTIONS`)
-   */
-  repair?: ToolCallRepairOptions | false;
-  /**
-   * Receives every event of every piece: pass `createAgentMetrics()` from `@reins/metrics`.
-   * @default undefined
-   */
-  metrics?: ReinsEventRecorder;
-  /** Listener for every event of every piece. @default undefined */
-  onEvent?: ReinsEventListener;
-  /**
-   * The per-run state shared by the wrapped tools and the middleware.
-   * @default a new `RunContextStore`
-   */
-  runContext?: RunContextStore;
-  /**
-   * Most runs tracked at once; the oldest run's state is dropped beyond it (a run that threw
-   * never reaches `afterAgent`).
-   * @default 10000
-   */
-  maxActiveRuns?: number;
-}
-
-/** Defaults of {@link ReinsMiddlewareOptions}. */
-export const DEFAULT_REINS_MIDDLEWARE_OPTIONS = Object.freeze({
-  toolExecutor: Object.freeze({}) as ToolExecutorOptions,
-  observation: Object.freeze({}) as ObservationCleanerOptions,
-  loopControl: Object.freeze({}) as ReinsMiddlewareLoopControlOptions,
-  repair: Object.freeze({}) as ToolCallRepairOptions,
-  maxActiveRuns: 10_000,
-});
+import { repairToolCall, type RepairableTool } from "./tool-call-repair";
 
 /** The state the middleware adds to the agent's state (`stateSchema`). */
 export const reinsStateSchema = z.object({
@@ -112,79 +40,6 @@ const MIDDLEWARE_NAME = "ReinsMiddleware";
 /** Tool names createAgent gives its structured-output tools (`responseFormat`). */
 const STRUCTURED_OUTPUT_PREFIX = "extract-";
 const RUN_SLOT = "@reins/agent-middleware";
-
-/** Per-run state of the middleware, in the run's `RunContext` slots. */
-interface RunSlot {
-  readonly monitor: RunLoopMonitor | undefined;
-  /** Corrective texts for calls that cannot run, by tool-call id. */
-  readonly corrections: Map<string, string>;
-  modelStartedAtMs: number | undefined;
-  /** LangGraph's step number at the last `beforeModel`, to measure how many steps a turn takes. */
-  lastModelStep: number | undefined;
-  turnSteps: number | undefined;
-}
-
-/** Graph steps one model turn takes before it is measured (before_model, model, after_model, tools). */
-const DEFAULT_TURN_STEPS = 4;
-
-/**
- * The decision to stop before LangGraph's recursion limit would end the run with a
- * `GraphRecursionError` (what LangChain v1 has instead of a graceful stop): the next turn would
- * not leave room for the graceful end. Reads the node's config (`recursionLimit`,
- * `metadata.langgraph_step`) from LangChain's async-local config.
- */
-function recursionStop(slot: RunSlot): LoopStopDecision | undefined {
-  const config = AsyncLocalStorageProviderSingleton.getRunnableConfig() as
-    | { recursionLimit?: unknown; metadata?: { langgraph_step?: unknown } }
-    | undefined;
-  const step = config?.metadata?.langgraph_step;
-  const limit = config?.recursionLimit;
-  if (typeof step !== "number" || typeof limit !== "number") return undefined;
-  if (slot.lastModelStep !== undefined && step > slot.lastModelStep) slot.turnSteps = step - slot.lastModelStep;
-  slot.lastModelStep = step;
-  const turnSteps = slot.turnSteps ?? DEFAULT_TURN_STEPS;
-  if (step + turnSteps + 1 < limit) return undefined;
-  return {
-    reason: "max_steps",
-    message: `LangGraph's recursion limit of ${limit} steps would be reached in the next turn (step ${step}, ${turnSteps} steps per turn); raise recursionLimit above ${turnSteps} × maxSteps for longer runs.`,
-  };
-}
-
-function isPlainOptions(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function checkPieceOption(field: string, value: unknown, instanceOf?: abstract new (...args: never[]) => unknown): void {
-  if (value === undefined || value === false) return;
-  if (instanceOf !== undefined && value instanceof instanceOf) return;
-  if (!isPlainOptions(value)) {
-    throw new ReinsMiddlewareOptionsError({ field, reason: `must be an options object${instanceOf ? ", an instance" : ""} or false` });
-  }
-}
-
-function textOf(message: BaseMessage): string {
-  const { content } = message;
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((block) => (typeof block === "string" ? block : block !== null && typeof block === "object" && "text" in block && typeof block.text === "string" ? block.text : ""))
-    .join("");
-}
-
-/** The completed tool calls of a run's messages, as loop-finish steps (AI call + its ToolMessage). */
-function findingsOf(messages: readonly BaseMessage[]): LoopFinishStep[] {
-  const calls = new Map<string, { tool: string; toolInput: unknown }>();
-  const steps: LoopFinishStep[] = [];
-  for (const message of messages) {
-    if (AIMessage.isInstance(message)) {
-      for (const call of message.tool_calls ?? []) if (call.id !== undefined) calls.set(call.id, { tool: call.name, toolInput: call.args });
-    } else if (ToolMessage.isInstance(message)) {
-      const action = calls.get(message.tool_call_id);
-      if (action !== undefined) steps.push({ action, observation: stripLoopNotes(textOf(message)), failed: message.status === "error" });
-    }
-  }
-  return steps;
-}
 
 /**
  * Reins for LangChain v1 `createAgent`: the same pieces as `createReactAgent`, as one middleware.
@@ -227,34 +82,7 @@ function findingsOf(messages: readonly BaseMessage[]): LoopFinishStep[] {
  * ```
  */
 export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): ReinsMiddleware {
-  if (typeof options !== "object" || options === null || Array.isArray(options)) throw new ReinsMiddlewareOptionsError({ field: "options", reason: "must be an object" });
-  checkPieceOption("toolExecutor", options.toolExecutor, ToolExecutor);
-  checkPieceOption("observation", options.observation, ObservationCleaner);
-  checkPieceOption("loopControl", options.loopControl, LoopControlHandler);
-  checkPieceOption("repair", options.repair);
-  if (options.loopFinish !== undefined && !isPlainOptions(options.loopFinish)) {
-    throw new ReinsMiddlewareOptionsError({ field: "loopFinish", reason: "must be an options object" });
-  }
-  for (const [field, value] of Object.entries(options.loopFinish ?? {})) {
-    try {
-      resolveLoopFinishOptions({ [field]: value });
-    } catch (cause) {
-      throw new ReinsMiddlewareOptionsError({ field: `loopFinish.${field}`, reason: cause instanceof Error ? cause.message : String(cause), cause });
-    }
-  }
-  if (options.metrics !== undefined && typeof options.metrics?.record !== "function") {
-    throw new ReinsMiddlewareOptionsError({ field: "metrics", reason: "must have a record(event) method (e.g. createAgentMetrics())" });
-  }
-  if (options.onEvent !== undefined && typeof options.onEvent !== "function") {
-    throw new ReinsMiddlewareOptionsError({ field: "onEvent", reason: "must be a function" });
-  }
-  if (options.runContext !== undefined && !(options.runContext instanceof RunContextStore)) {
-    throw new ReinsMiddlewareOptionsError({ field: "runContext", reason: "must be a RunContextStore" });
-  }
-  const maxActiveRuns = options.maxActiveRuns ?? DEFAULT_REINS_MIDDLEWARE_OPTIONS.maxActiveRuns;
-  if (!Number.isInteger(maxActiveRuns) || maxActiveRuns < 1) {
-    throw new ReinsMiddlewareOptionsError({ field: "maxActiveRuns", reason: "must be a positive integer" });
-  }
+  const maxActiveRuns = checkReinsMiddlewareOptions(options);
 
   const { metrics, onEvent, loopFinish = {} } = options;
   const shared = { ...(metrics !== undefined ? { metrics } : {}), ...(onEvent !== undefined ? { onEvent } : {}) };

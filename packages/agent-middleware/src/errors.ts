@@ -1,5 +1,4 @@
-const AGENT_MIDDLEWARE_ERROR_MARKER = Symbol.for("reins.agent_middleware.error");
-const AGENT_MIDDLEWARE_OPTIONS_ERROR_MARKER = Symbol.for("reins.agent_middleware.options_error");
+import { ReinsError, brandReinsError } from "@reins/core";
 
 /** Options common to every `@reins/agent-middleware` error. */
 export interface AgentMiddlewareErrorOptions {
@@ -11,17 +10,14 @@ export interface AgentMiddlewareErrorOptions {
  * Base class of every error `@reins/agent-middleware` throws. Recognise one across package copies
  * with {@link AgentMiddlewareError.isInstance} rather than `instanceof`.
  */
-export class AgentMiddlewareError extends Error {
-  private readonly [AGENT_MIDDLEWARE_ERROR_MARKER] = true;
+export class AgentMiddlewareError extends ReinsError {
+  static {
+    brandReinsError(this, "agent-middleware", "AgentMiddlewareError");
+  }
 
   constructor(options: AgentMiddlewareErrorOptions & { message: string }) {
     super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "AgentMiddlewareError";
-  }
-
-  /** True when `error` is an `AgentMiddlewareError` (from any copy of this package). */
-  static isInstance(error: unknown): error is AgentMiddlewareError {
-    return typeof error === "object" && error !== null && AGENT_MIDDLEWARE_ERROR_MARKER in error;
   }
 }
 
@@ -40,7 +36,10 @@ export interface ReinsMiddlewareOptionsErrorOptions extends AgentMiddlewareError
  * `LoopControlOptionsError`).
  */
 export class ReinsMiddlewareOptionsError extends AgentMiddlewareError {
-  private readonly [AGENT_MIDDLEWARE_OPTIONS_ERROR_MARKER] = true;
+  static {
+    brandReinsError(this, "agent-middleware", "ReinsMiddlewareOptionsError");
+  }
+
   readonly field: string;
   readonly reason: string;
 
@@ -52,10 +51,5 @@ export class ReinsMiddlewareOptionsError extends AgentMiddlewareError {
     this.name = "ReinsMiddlewareOptionsError";
     this.field = options.field;
     this.reason = options.reason;
-  }
-
-  /** True when `error` is a `ReinsMiddlewareOptionsError` (from any copy of this package). */
-  static isInstance(error: unknown): error is ReinsMiddlewareOptionsError {
-    return typeof error === "object" && error !== null && AGENT_MIDDLEWARE_OPTIONS_ERROR_MARKER in error;
   }
 }

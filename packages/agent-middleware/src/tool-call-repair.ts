@@ -1,3 +1,4 @@
+import { isRecord } from "@reins/core";
 import { describeToolInput, matchToolName, parseLooseJson, type ToolInputSpec } from "@reins/react-output-parser";
 import { MIDDLEWARE_MESSAGES } from "./messages";
 
@@ -47,10 +48,6 @@ export const DEFAULT_TOOL_CALL_REPAIR_OPTIONS = Object.freeze({ maxRepairChars: 
 
 /** Namespaces some models put in front of a tool name (`functions.search`, OpenAI's internal form). */
 const NAME_PREFIXES = ["functions.", "function.", "tools.", "tool."];
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function resolveName(
   written: string,

@@ -88,12 +88,17 @@ export {
   type ReActTagShape,
 } from "./react-grammar";
 export {
-  NEUTRALIZED_CLOSE,
-  NEUTRALIZED_LINE_PREFIX,
-  NEUTRALIZED_OPEN,
-  NEUTRALIZED_TAG_OPEN,
   hasNeutralizedMarks,
   neutralizeUntrustedText,
   type NeutralizedUntrustedText,
 } from "./neutralize-untrusted-text";
 export { combineRecorders } from "./combine-recorders";
+export {
+  ReinsError,
+  brandReinsError,
+  hasReinsErrorMarker,
+  reinsErrorMarker,
+  reinsErrorMarkerOf,
+  type ReinsErrorClass,
+} from "./reins-error";
+export { createOptionChecks, isRecord, type NumberBounds, type OptionChecks, type OptionFail } from "./option-checks";

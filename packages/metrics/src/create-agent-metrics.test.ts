@@ -1,16 +1,10 @@
 import { Registry, register as globalRegistry, Counter } from "prom-client";
-import type { ReinsEvent } from "@reins/core";
+import { LOOP_KINDS, RUN_STATUSES, STEP_KINDS, STEP_PHASES, STOP_REASONS, TOOL_CALL_OUTCOMES, type ReinsEvent } from "@reins/core";
 import {
   AGENT_METRIC_CATALOG,
   DEFAULT_AGENT_METRICS_OPTIONS,
-  LOOP_KIND_VALUES,
   LOOP_LEVEL_VALUES,
   OBSERVATION_STAGE_VALUES,
-  PHASE_VALUES,
-  RUN_STATUS_VALUES,
-  STEP_VALUES,
-  STOP_REASON_VALUES,
-  TOOL_OUTCOME_VALUES,
   MetricConflictError,
   MetricsOptionsError,
   createAgentMetrics,
@@ -70,24 +64,24 @@ function sampleValue(exposition: Exposition, name: string, labels: Record<string
 /** One event per closed label value of every metric, so every series appears. */
 function everyLabelEvent(): ReinsEvent[] {
   const events: ReinsEvent[] = [];
-  for (const status of RUN_STATUS_VALUES) {
+  for (const status of RUN_STATUSES) {
     events.push({ type: "run_start", runId: "r" });
     events.push({ type: "run_end", runId: "r", status, stopReason: "final_answer", durationMs: 1200 });
   }
-  for (const reason of STOP_REASON_VALUES) {
+  for (const reason of STOP_REASONS) {
     events.push({ type: "run_start", runId: "r" });
     events.push({ type: "run_end", runId: "r", status: "stopped", stopReason: reason, durationMs: 5 });
   }
-  for (const step of STEP_VALUES) events.push({ type: "step", runId: "r", step });
-  for (const phase of PHASE_VALUES) events.push({ type: "step_duration", runId: "r", phase, durationMs: 30 });
-  for (const outcome of TOOL_OUTCOME_VALUES) events.push({ type: "tool_call", toolName: "search", outcome, durationMs: 40 });
+  for (const step of STEP_KINDS) events.push({ type: "step", runId: "r", step });
+  for (const phase of STEP_PHASES) events.push({ type: "step_duration", runId: "r", phase, durationMs: 30 });
+  for (const outcome of TOOL_CALL_OUTCOMES) events.push({ type: "tool_call", toolName: "search", outcome, durationMs: 40 });
   events.push({ type: "tool_retry", toolName: "search", attempt: 2, delayMs: 100 });
   for (const operation of ["get", "set"] as const) events.push({ type: "tool_cache_error", toolName: "search", operation, error: new Error("redis down") });
   events.push({ type: "circuit_state", toolName: "search", state: "open" });
   events.push({ type: "parser_error", reason: "missing_action_input", message: "Action Input is missing." });
   events.push({ type: "parser_repair", repair: "json_repair" });
   events.push({ type: "observation_cleaned", toolName: "search", rawChars: 5000, cleanChars: 800, truncated: true, notes: [] });
-  for (const kind of LOOP_KIND_VALUES) {
+  for (const kind of LOOP_KINDS) {
     for (const level of LOOP_LEVEL_VALUES) events.push({ type: "loop_detection", runId: "r", kind, level });
   }
   events.push({ type: "token_usage", runId: "r", inputTokens: 120, outputTokens: 30, estimated: false });

@@ -1,4 +1,4 @@
-const METRICS_ERROR_MARKER = Symbol.for("reins.metrics.error");
+import { ReinsError, brandReinsError } from "@reins/core";
 
 /** Options common to every `@reins/metrics` error. */
 export interface ReinsMetricsErrorOptions {
@@ -10,25 +10,23 @@ export interface ReinsMetricsErrorOptions {
  * Base class of every error `@reins/metrics` throws. Recognise one across package copies with
  * {@link ReinsMetricsError.isInstance} rather than `instanceof`.
  */
-export class ReinsMetricsError extends Error {
-  private readonly [METRICS_ERROR_MARKER] = true;
+export class ReinsMetricsError extends ReinsError {
+  static {
+    brandReinsError(this, "metrics", "ReinsMetricsError");
+  }
 
   constructor(options: ReinsMetricsErrorOptions & { message: string }) {
     super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "ReinsMetricsError";
   }
-
-  /** True when `error` is a `ReinsMetricsError` (from any copy of this package). */
-  static isInstance(error: unknown): error is ReinsMetricsError {
-    return typeof error === "object" && error !== null && METRICS_ERROR_MARKER in error;
-  }
 }
-
-const OPTIONS_ERROR_MARKER = Symbol.for("reins.metrics.options_error");
 
 /** An option passed to `createAgentMetrics` is invalid. */
 export class MetricsOptionsError extends ReinsMetricsError {
-  private readonly [OPTIONS_ERROR_MARKER] = true;
+  static {
+    brandReinsError(this, "metrics", "MetricsOptionsError");
+  }
+
   /** The option field at fault, e.g. `prefix` or `durationBucketsSeconds`. */
   readonly field: string;
   /** The value that was passed. */
@@ -45,21 +43,17 @@ export class MetricsOptionsError extends ReinsMetricsError {
     this.field = options.field;
     this.value = options.value;
   }
-
-  /** True when `error` is a `MetricsOptionsError` (from any copy of this package). */
-  static isInstance(error: unknown): error is MetricsOptionsError {
-    return typeof error === "object" && error !== null && OPTIONS_ERROR_MARKER in error;
-  }
 }
-
-const CONFLICT_ERROR_MARKER = Symbol.for("reins.metrics.metric_conflict_error");
 
 /**
  * The registry already holds a metric with one of the catalog's names that `createAgentMetrics`
  * did not create (another library, or a different configuration under the same prefix).
  */
 export class MetricConflictError extends ReinsMetricsError {
-  private readonly [CONFLICT_ERROR_MARKER] = true;
+  static {
+    brandReinsError(this, "metrics", "MetricConflictError");
+  }
+
   /** The full metric name that collides, e.g. `react_agent_runs_total`. */
   readonly metricName: string;
 
@@ -73,14 +67,7 @@ export class MetricConflictError extends ReinsMetricsError {
     this.name = "MetricConflictError";
     this.metricName = options.metricName;
   }
-
-  /** True when `error` is a `MetricConflictError` (from any copy of this package). */
-  static isInstance(error: unknown): error is MetricConflictError {
-    return typeof error === "object" && error !== null && CONFLICT_ERROR_MARKER in error;
-  }
 }
-
-const EVENT_ERROR_MARKER = Symbol.for("reins.metrics.event_error");
 
 /**
  * `record(event)` was given something that is not a Reins event (not an object with a string
@@ -88,7 +75,10 @@ const EVENT_ERROR_MARKER = Symbol.for("reins.metrics.event_error");
  * `onError` hook instead of letting it reach the agent.
  */
 export class MetricsEventError extends ReinsMetricsError {
-  private readonly [EVENT_ERROR_MARKER] = true;
+  static {
+    brandReinsError(this, "metrics", "MetricsEventError");
+  }
+
   /** The value that was passed to `record`. */
   readonly event: unknown;
 
@@ -100,10 +90,5 @@ export class MetricsEventError extends ReinsMetricsError {
     });
     this.name = "MetricsEventError";
     this.event = options.event;
-  }
-
-  /** True when `error` is a `MetricsEventError` (from any copy of this package). */
-  static isInstance(error: unknown): error is MetricsEventError {
-    return typeof error === "object" && error !== null && EVENT_ERROR_MARKER in error;
   }
 }

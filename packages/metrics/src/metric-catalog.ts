@@ -19,27 +19,22 @@ export interface AgentMetricDefinition {
   readonly labelNames: readonly string[];
   /**
    * Every value a closed label may take. Labels not listed here are open but bounded (tool names,
-   * parse reasons, repairs): see `createAgentMetrics`.
+   * parse reasons, repairs): see `createAgentMetrics`. A metric whose every label is closed has
+   * each combination exported at 0 from the start.
    */
   readonly labelValues: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Which option holds a histogram's buckets: `observationCharBuckets` or
+   * `durationBucketsSeconds`.
+   * @default "durationBucketsSeconds" (for histograms; unused by other types)
+   */
+  readonly buckets?: "durationBucketsSeconds" | "observationCharBuckets";
 }
 
-/** `status` of `runs_total` and `run_duration_seconds` (`@reins/core`'s `RUN_STATUSES`). */
-export const RUN_STATUS_VALUES = RUN_STATUSES;
-/** `step` of `steps_total` (`@reins/core`'s `STEP_KINDS`). */
-export const STEP_VALUES = STEP_KINDS;
-/** `phase` of `step_duration_seconds` (`@reins/core`'s `STEP_PHASES`). */
-export const PHASE_VALUES = STEP_PHASES;
-/** `outcome` of `tool_calls_total` (`@reins/core`'s `TOOL_CALL_OUTCOMES`). */
-export const TOOL_OUTCOME_VALUES = TOOL_CALL_OUTCOMES;
 /** `stage` of `observation_chars`. */
 export const OBSERVATION_STAGE_VALUES = Object.freeze(["raw", "clean"] as const);
-/** `kind` of `loop_detections_total` (`@reins/core`'s `LOOP_KINDS`). */
-export const LOOP_KIND_VALUES = LOOP_KINDS;
 /** `level` of `loop_detections_total`. */
 export const LOOP_LEVEL_VALUES = Object.freeze(["warn", "stop"] as const);
-/** `reason` of `stops_total` (`@reins/core`'s `STOP_REASONS`). */
-export const STOP_REASON_VALUES = STOP_REASONS;
 /** `type` of `tokens_total`. */
 export const TOKEN_TYPE_VALUES = Object.freeze(["input", "output"] as const);
 
@@ -48,19 +43,27 @@ export const UNKNOWN_TOOL_LABEL = "unknown";
 /** The label value used for a parse reason or repair kind outside the allowed set. */
 export const OTHER_LABEL = "other";
 
-function define(
+/** One catalog entry with its label names as a type, so instruments are typed from the catalog. */
+export interface TypedAgentMetricDefinition<Type extends AgentMetricType, Label extends string> extends AgentMetricDefinition {
+  readonly type: Type;
+  readonly labelNames: readonly Label[];
+}
+
+function define<Type extends AgentMetricType, Label extends string = never>(
   name: string,
-  type: AgentMetricType,
+  type: Type,
   help: string,
-  labelNames: readonly string[],
-  labelValues: Record<string, readonly string[]> = {},
-): AgentMetricDefinition {
+  labelNames: readonly Label[],
+  labelValues: Partial<Record<Label, readonly string[]>> = {},
+  buckets?: AgentMetricDefinition["buckets"],
+): TypedAgentMetricDefinition<Type, Label> {
   return Object.freeze({
     name,
     type,
     help,
     labelNames: Object.freeze([...labelNames]),
-    labelValues: Object.freeze({ ...labelValues }),
+    labelValues: Object.freeze({ ...labelValues }) as Readonly<Record<string, readonly string[]>>,
+    ...(buckets === undefined ? {} : { buckets }),
   });
 }
 
@@ -70,7 +73,7 @@ function define(
  */
 export const AGENT_METRIC_CATALOG = Object.freeze({
   runsTotal: define("runs_total", "counter", "Agent runs finished, by status.", ["status"], {
-    status: RUN_STATUS_VALUES,
+    status: RUN_STATUSES,
   }),
   runsInProgress: define("runs_in_progress", "gauge", "Agent runs started and not yet finished.", []),
   runDurationSeconds: define(
@@ -78,24 +81,24 @@ export const AGENT_METRIC_CATALOG = Object.freeze({
     "histogram",
     "Wall time of whole agent runs in seconds, by status.",
     ["status"],
-    { status: RUN_STATUS_VALUES },
+    { status: RUN_STATUSES },
   ),
   stepsTotal: define(
     "steps_total",
     "counter",
     "ReAct steps seen: thought (one per model turn), action (a parsed tool call), observation (a tool result), finish (the model's final answer; a graceful stop is counted by stops_total).",
     ["step"],
-    { step: STEP_VALUES },
+    { step: STEP_KINDS },
   ),
   stepDurationSeconds: define(
     "step_duration_seconds",
     "histogram",
     "Duration of step phases in seconds: llm (one model call), tool (one tool call), cycle (one whole Thought-Action-Observation turn).",
     ["phase"],
-    { phase: PHASE_VALUES },
+    { phase: STEP_PHASES },
   ),
   toolCallsTotal: define("tool_calls_total", "counter", "Tool calls settled, by tool and outcome.", ["tool", "outcome"], {
-    outcome: TOOL_OUTCOME_VALUES,
+    outcome: TOOL_CALL_OUTCOMES,
   }),
   toolDurationSeconds: define(
     "tool_duration_seconds",
@@ -135,6 +138,7 @@ export const AGENT_METRIC_CATALOG = Object.freeze({
     "Size of tool observations in characters, before (raw) and after (clean) cleaning.",
     ["stage"],
     { stage: OBSERVATION_STAGE_VALUES },
+    "observationCharBuckets",
   ),
   observationTruncationsTotal: define(
     "observation_truncations_total",
@@ -147,10 +151,10 @@ export const AGENT_METRIC_CATALOG = Object.freeze({
     "counter",
     "Loop detector firings, by kind (repeat, cycle, stall) and level (warn, stop).",
     ["kind", "level"],
-    { kind: LOOP_KIND_VALUES, level: LOOP_LEVEL_VALUES },
+    { kind: LOOP_KINDS, level: LOOP_LEVEL_VALUES },
   ),
   stopsTotal: define("stops_total", "counter", "Agent runs ended, by stop reason.", ["reason"], {
-    reason: STOP_REASON_VALUES,
+    reason: STOP_REASONS,
   }),
   tokensTotal: define(
     "tokens_total",

@@ -5,36 +5,31 @@
  * ReAct control lines → count tokens and fingerprint.
  */
 import { fingerprintObservation, neutralizeUntrustedText } from "@reins/core";
-import { jsonrepair } from "jsonrepair";
 import { condenseTree } from "./condense";
 import { keyPriority } from "./noise";
 import { PathMatcher } from "./path-matcher";
-import { Notes, decodeBytes, decodeText, normalizeControlCharacters } from "./decode";
-import { MAX_HTML_DEPTH, htmlToText, looksLikeHtml } from "./html";
-import { parseJsonText } from "./json-text";
+import { Notes, decodeText, normalizeControlCharacters } from "./decode";
 import {
   EMPTY_TEXT,
   KEY_FIELDS_HEADER,
-  flattenedMarkupNote,
-  NO_DATA_TEXT,
-  NO_READABLE_TEXT,
   emptyContainerText,
   unreadableValueText,
 } from "./messages";
 import { grammarFor } from "./neutralize";
+import { measureRawChars, previewOf, rawTextOf, treeToPlain } from "./raw-value";
+import { ContentReader } from "./read-content";
 import {
   resolveCleanObservationOptions,
   type CleanObservationOptions,
   type ObservationContext,
-} from "./options";
+} from "./observation-cleaner-options";
 import { RENDER_LEVELS, shortenString, type RenderLimits } from "./render";
 import { renderJson } from "./render-json";
 import { renderText } from "./render-text";
 import { countTokensCl100k, estimateTokens, utf8Length } from "./tokens";
 import { truncateDocument } from "./truncate-document";
 import { truncateText } from "./truncate-text";
-import { isScalar, scalarText, stringNode, treeFromValue, type ScalarNode, type TreeNode } from "./tree";
-import { looksLikeXml, xmlToTree } from "./xml";
+import { isScalar, scalarText, type ScalarNode, type TreeNode } from "./tree";
 
 /** A cleaned observation and what was done to produce it. */
 export interface CleanedObservation {
@@ -60,76 +55,6 @@ export interface CleanedObservation {
   readonly notes: readonly string[];
 }
 
-const MAX_JSON_REPAIR_CHARS = 2_000_000;
-const MAX_NESTED_JSON_CHARS = 1_000_000;
-
-/** Lists longer than this are counted, not serialised, when measuring `rawChars`. */
-const MAX_MEASURED_LIST_ITEMS = 1_000_000;
-
-/**
- * Size of the raw value: string length, byte length, or the length of its JSON. A list longer
- * than {@link MAX_MEASURED_LIST_ITEMS} (a sparse array of length 2^32 - 1, a Proxy claiming a
- * huge length) is counted as 5 characters per item instead of being serialised. Never throws.
- */
-function measureRawChars(value: unknown): number {
-  try {
-    if (typeof value === "string") return value.length;
-    if (value === null || value === undefined) return 0;
-    if (value instanceof Uint8Array || value instanceof ArrayBuffer) return value.byteLength;
-    // First exactly; then, for circular values, with every object after its first sighting as a marker.
-    for (const once of [false, true]) {
-      const seen = new WeakSet<object>();
-      let unserialised = 0;
-      try {
-        const json = JSON.stringify(value, (_key, item: unknown) => {
-          if (typeof item === "bigint") return item.toString();
-          if (typeof item !== "object" || item === null) return item;
-          if (once) {
-            if (seen.has(item)) return "[circular]";
-            seen.add(item);
-          }
-          if ((Array.isArray(item) || ArrayBuffer.isView(item)) && (item as ArrayLike<unknown>).length > MAX_MEASURED_LIST_ITEMS) {
-            unserialised += (item as ArrayLike<unknown>).length * 5;
-            return null;
-          }
-          return item;
-        });
-        if (typeof json === "string") return json.length + unserialised;
-      } catch {
-        // Circular, too deep for JSON.stringify, or a value that throws: try the next way.
-      }
-    }
-    return 0;
-  } catch {
-    return 0;
-  }
-}
-
-/** A tree converted to plain JavaScript for templates; numbers stay strings when `Number` would change them. */
-function treeToPlain(node: TreeNode): unknown {
-  switch (node.kind) {
-    case "string":
-      return node.value;
-    case "number": {
-      const value = Number(node.text);
-      return String(value) === node.text ? value : node.text;
-    }
-    case "boolean":
-      return node.value;
-    case "null":
-      return null;
-    case "array":
-      return node.items.map(treeToPlain);
-    case "table":
-      return node.rows.map((row) => Object.fromEntries(row.map((cell, index) => [node.columns[index] ?? String(index), treeToPlain(cell)])));
-    default: {
-      const record: Record<string, unknown> = {};
-      for (const [key, value] of node.entries) Object.defineProperty(record, key, { value: treeToPlain(value), enumerable: true, writable: true, configurable: true });
-      return record;
-    }
-  }
-}
-
 /** What one cleaning produced, before the result object is frozen. */
 interface CleanResult {
   readonly text: string;
@@ -138,115 +63,17 @@ interface CleanResult {
   readonly tokensExact: boolean;
 }
 
-type Content =
-  | { readonly kind: "empty"; readonly text: string }
-  | { readonly kind: "text"; readonly text: string; readonly tailShare: number }
-  | { readonly kind: "tree"; readonly tree: TreeNode };
-
 class Cleaner {
   readonly notes = new Notes();
+  private readonly reader: ContentReader;
 
   constructor(
     private readonly options: Readonly<CleanObservationOptions>,
     private readonly context: ObservationContext,
-    /** Size of the raw value ({@link measureRawChars}): no observation is longer. */
+    /** Size of the raw value (`measureRawChars`): no observation is longer. */
     private readonly rawChars = Number.MAX_SAFE_INTEGER,
-  ) {}
-
-  private readonly stringLeaf = (value: string, depth: number): TreeNode => {
-    const text = decodeText(value, this.notes);
-    let start = 0;
-    while (start < text.length && text.charCodeAt(start) <= 0x20) start += 1;
-    const first = text[start];
-    if ((first === "{" || first === "[") && text.length <= MAX_NESTED_JSON_CHARS && depth < this.options.maxDepth - 1) {
-      const trimmed = text.trim();
-      const last = trimmed[trimmed.length - 1];
-      if ((first === "{" && last === "}") || (first === "[" && last === "]")) {
-        const nested = parseJsonText(trimmed, this.notes, this.options.maxDepth - depth, this.stringLeaf);
-        if (nested !== undefined) {
-          this.notes.add("parsed JSON text found inside a field");
-          return nested;
-        }
-      }
-    }
-    if (text.includes("<") && text.includes(">") && looksLikeHtml(text, 2)) {
-      const converted = htmlToText(text).text;
-      if (converted.length > 0) {
-        this.notes.add("converted HTML inside fields to text");
-        return stringNode(converted);
-      }
-    }
-    return stringNode(text);
-  };
-
-  /** Works out what a string holds. */
-  private readText(raw: string, decodingDepth: number): Content {
-    const text = normalizeControlCharacters(raw, this.notes);
-    const trimmed = text.trim();
-    if (trimmed.length === 0) return { kind: "empty", text: EMPTY_TEXT };
-    const first = trimmed[0];
-    if (first === "{" || first === "[") {
-      let tree = parseJsonText(trimmed, this.notes, this.options.maxDepth, this.stringLeaf);
-      if (tree === undefined && trimmed.length <= MAX_JSON_REPAIR_CHARS) {
-        try {
-          const repaired = jsonrepair(trimmed);
-          tree = parseJsonText(repaired, this.notes, this.options.maxDepth, this.stringLeaf);
-          if (tree !== undefined) this.notes.add("repaired malformed JSON (jsonrepair)");
-        } catch {
-          // Not JSON after all: read it as text below.
-        }
-      }
-      if (tree !== undefined) {
-        if (tree.kind === "string" && decodingDepth < 3) return this.readText(tree.value, decodingDepth + 1);
-        return { kind: "tree", tree };
-      }
-    }
-    if (first === '"' && trimmed.endsWith('"') && trimmed.length >= 2 && decodingDepth < 3) {
-      try {
-        const inner: unknown = JSON.parse(trimmed);
-        if (typeof inner === "string") {
-          this.notes.add("decoded double-encoded JSON text");
-          return this.readText(inner, decodingDepth + 1);
-        }
-      } catch {
-        // A quoted text, not a JSON string: keep as text.
-      }
-    }
-    if (first === "<" || text.includes("</")) {
-      if (looksLikeHtml(trimmed, first === "<" ? 1 : 3) && !trimmed.startsWith("<?xml")) {
-        const { text: pageText, mainRegionOnly, errorPage, flattened } = htmlToText(trimmed);
-        this.notes.add(mainRegionOnly ? "converted HTML to text (main region of the page)" : errorPage ? "converted HTML to text (an error or challenge page, read whole)" : "converted HTML to text");
-        if (flattened > 0) this.notes.add(flattenedMarkupNote(flattened, MAX_HTML_DEPTH));
-        if (pageText.trim().length === 0) return { kind: "empty", text: NO_READABLE_TEXT };
-        return { kind: "text", text: decodeText(pageText, this.notes), tailShare: 0.08 };
-      }
-      if (first === "<" && looksLikeXml(trimmed)) {
-        const tree = xmlToTree(trimmed, this.notes, this.options.maxDepth, this.stringLeaf);
-        if (tree !== undefined) {
-          this.notes.add("read XML as fields");
-          return { kind: "tree", tree };
-        }
-      }
-    }
-    return { kind: "text", text: decodeText(trimmed, this.notes), tailShare: 0.25 };
-  }
-
-  read(value: unknown): Content {
-    if (value === null || value === undefined) return { kind: "empty", text: NO_DATA_TEXT };
-    if (typeof value === "string") return this.readText(value, 0);
-    if (value instanceof Uint8Array || value instanceof ArrayBuffer) {
-      const bytes = value instanceof ArrayBuffer ? new Uint8Array(value) : value;
-      this.notes.add("decoded bytes as UTF-8");
-      return this.readText(decodeBytes(bytes, this.notes), 0);
-    }
-    if (typeof value === "object" && "tool_call_id" in value && "content" in value) {
-      // A LangChain ToolMessage (a tool that builds its own): its content is the observation.
-      this.notes.add("read the content of a ToolMessage");
-      return this.read((value as { content: unknown }).content);
-    }
-    const tree = treeFromValue(value, this.notes, this.options.maxDepth, this.stringLeaf);
-    if (tree.kind === "string" && tree.marker !== true) return this.readText(tree.value, 0);
-    return { kind: "tree", tree };
+  ) {
+    this.reader = new ContentReader(this.notes, options.maxDepth);
   }
 
   /** The last exact count, so the budget check and the result never count one text twice. */
@@ -417,7 +244,7 @@ class Cleaner {
   wroteOwnSentence = false;
 
   clean(value: unknown): CleanResult {
-    const content = this.read(value);
+    const content = this.reader.read(value);
     if (content.kind === "empty") {
       this.wroteOwnSentence = true;
       return this.finish(content.text, false);
@@ -453,43 +280,6 @@ class Cleaner {
       }
     }
     return this.finish(fitted.text, fitted.truncated);
-  }
-}
-
-/** Inputs longer than this are never candidates to be kept as they are (no budget is that large in practice). */
-const MAX_RAW_TEXT_CHARS = 10_000_000;
-
-/** The input as text: a string itself, or the JSON of a value; `undefined` when it has none. */
-function rawTextOf(value: unknown): string | undefined {
-  if (typeof value === "string") return value;
-  // Only plain data: the JSON of a Map, Set, Error or class instance is not what it holds.
-  if (typeof value !== "object" || value === null) return undefined;
-  const prototype: unknown = Object.getPrototypeOf(value);
-  if (prototype !== Object.prototype && prototype !== Array.prototype && prototype !== null) return undefined;
-  try {
-    const json = JSON.stringify(value, (_key, item: unknown) => {
-      if (typeof item === "bigint") return item.toString();
-      if (typeof item === "object" && item !== null) {
-        const itemPrototype: unknown = Object.getPrototypeOf(item);
-        if (itemPrototype !== Object.prototype && itemPrototype !== Array.prototype && itemPrototype !== null) throw new TypeError("not plain data");
-      }
-      return item;
-    });
-    return typeof json === "string" && json.length <= MAX_RAW_TEXT_CHARS ? json : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function previewOf(value: unknown): string {
-  try {
-    return shortenString(String(value), 200);
-  } catch {
-    try {
-      return Object.prototype.toString.call(value);
-    } catch {
-      return "[a value whose every read throws]";
-    }
   }
 }
 

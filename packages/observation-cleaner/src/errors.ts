@@ -1,4 +1,4 @@
-const CLEANER_ERROR_MARKER = Symbol.for("reins.observation_cleaner.error");
+import { ReinsError, brandReinsError } from "@reins/core";
 
 /** Options common to every `@reins/observation-cleaner` error. */
 export interface ObservationCleanerErrorOptions {
@@ -11,21 +11,16 @@ export interface ObservationCleanerErrorOptions {
  * any value; only invalid options do. Recognise one across package copies with
  * {@link ObservationCleanerError.isInstance} rather than `instanceof`.
  */
-export class ObservationCleanerError extends Error {
-  private readonly [CLEANER_ERROR_MARKER] = true;
+export class ObservationCleanerError extends ReinsError {
+  static {
+    brandReinsError(this, "observation-cleaner", "ObservationCleanerError");
+  }
 
   constructor(options: ObservationCleanerErrorOptions & { message: string }) {
     super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "ObservationCleanerError";
   }
-
-  /** True when `error` is an `ObservationCleanerError` (from any copy of this package). */
-  static isInstance(error: unknown): error is ObservationCleanerError {
-    return typeof error === "object" && error !== null && CLEANER_ERROR_MARKER in error;
-  }
 }
-
-const OPTIONS_ERROR_MARKER = Symbol.for("reins.observation_cleaner.options_error");
 
 /**
  * An option passed to `cleanObservation`, `new ObservationCleaner` or a per-tool entry is invalid.
@@ -37,7 +32,10 @@ const OPTIONS_ERROR_MARKER = Symbol.for("reins.observation_cleaner.options_error
  * ```
  */
 export class ObservationCleanerOptionsError extends ObservationCleanerError {
-  private readonly [OPTIONS_ERROR_MARKER] = true;
+  static {
+    brandReinsError(this, "observation-cleaner", "ObservationCleanerOptionsError");
+  }
+
   /** The option field at fault, e.g. `maxChars` or `tools.search.style`. */
   readonly field: string;
   /** The value that was passed. */
@@ -53,10 +51,5 @@ export class ObservationCleanerOptionsError extends ObservationCleanerError {
     this.name = "ObservationCleanerOptionsError";
     this.field = options.field;
     this.value = options.value;
-  }
-
-  /** True when `error` is an `ObservationCleanerOptionsError` (from any copy of this package). */
-  static isInstance(error: unknown): error is ObservationCleanerOptionsError {
-    return typeof error === "object" && error !== null && OPTIONS_ERROR_MARKER in error;
   }
 }

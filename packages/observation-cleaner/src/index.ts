@@ -1,4 +1,4 @@
-export { cleanObservation, cleanWithResolvedOptions, type CleanedObservation } from "./clean-observation";
+export { cleanObservation, type CleanedObservation } from "./clean-observation";
 export { ObservationCleaner } from "./observation-cleaner";
 export {
   DEFAULT_CLEAN_OBSERVATION_OPTIONS,
@@ -10,7 +10,7 @@ export {
   type ObservationStyle,
   type ObservationTemplate,
   type RawObservationRecord,
-} from "./options";
+} from "./observation-cleaner-options";
 export { neutralizeActionBlobs, neutralizeControlLines, type NeutralizedText } from "./neutralize";
 export { countTokensCl100k, estimateTokens } from "./tokens";
 export { ObservationCleanerError, ObservationCleanerOptionsError, type ObservationCleanerErrorOptions } from "./errors";

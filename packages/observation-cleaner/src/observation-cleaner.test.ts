@@ -6,8 +6,8 @@ import { matchReActLabel, type ReinsEvent } from "@reins/core";
 import { z } from "zod";
 import { ObservationCleanerOptionsError } from "./errors";
 import { ObservationCleaner } from "./observation-cleaner";
-import type { RawObservationRecord } from "./options";
-import { ReplayChatModel } from "./__fixtures__/replay-chat-model";
+import type { RawObservationRecord } from "./observation-cleaner-options";
+import { ReplayChatModel } from "@reins/testing";
 import { REACT_PROMPT_TEMPLATE } from "@reins/core";
 
 const HIJACK_PAGE = `<html><head><title>Capitals quiz</title></head><body><main>

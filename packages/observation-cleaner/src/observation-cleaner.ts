@@ -13,7 +13,7 @@ import {
   type CleanObservationOptions,
   type ObservationCleanerOptions,
   type ObservationContext,
-} from "./options";
+} from "./observation-cleaner-options";
 
 /**
  * Cleans tool results with per-tool options and reports every cleaning.

@@ -10,7 +10,7 @@ import { Registry } from "prom-client";
 import { createReactAgent } from "@reins/react-agent";
 import { ToolExecutionError, ToolTimeoutError } from "@reins/tool-executor";
 // The react-agent's scripted chat model (works on @langchain/core 0.3 and 1.x).
-import { ReplayChatModel } from "../../react-agent/src/__fixtures__/replay-chat-model";
+import { ScriptedChatModel } from "@reins/testing";
 import { createOtelRecorder, GEN_AI_METRICS, OtelEventError, OtelRecorderOptionsError, type OtelRecorderOptions } from "./index";
 
 /** A pull reader: `collect()` returns what the SDK aggregated so far. */
@@ -96,8 +96,9 @@ function brokenParcel(): DynamicTool {
 /** One createReactAgent run: a repaired reply, a retried call, a failed call, the answer. */
 async function runAgent(options: Omit<OtelRecorderOptions, "meterProvider" | "tracerProvider">, telemetry: Telemetry, extra?: (event: ReinsEvent) => void) {
   const otel = createOtelRecorder({ ...options, meterProvider: telemetry.meterProvider, tracerProvider: telemetry.tracerProvider });
-  const llm = new ReplayChatModel({
-    outputs: [
+  const llm = new ScriptedChatModel({
+    chunkChars: 7,
+    replies: [
       "**Thought:** I need the forecast.\n**Action:** forecast\n**Action Input:** Oslo",
       "Thought: now the parcel.\nAction: parcel\nAction Input: ZX-1",
       "Thought: I know enough.\nFinal Answer: Oslo has 4 °C and light rain; the parcel id is unknown.",
@@ -228,7 +229,7 @@ describe("createOtelRecorder", () => {
     it("works beside the Prometheus catalog through combineRecorders, content included", async () => {
       const registry = new Registry();
       const otel = createOtelRecorder({ captureContent: true, meterProvider: telemetry.meterProvider, tracerProvider: telemetry.tracerProvider });
-      const llm = new ReplayChatModel({ outputs: ["Thought: look.\nAction: forecast\nAction Input: Oslo", "Thought: done.\nFinal Answer: 4 °C."] });
+      const llm = new ScriptedChatModel({ chunkChars: 7, replies: ["Thought: look.\nAction: forecast\nAction Input: Oslo", "Thought: done.\nFinal Answer: 4 °C."] });
       const agent = await createReactAgent({ llm, tools: [flakyForecast()], prompt: REACT_PROMPT, metrics: combineRecorders([createAgentMetrics({ registry }), otel]) });
       const executor = new AgentExecutor({ agent, tools: agent.tools, handleParsingErrors: true, maxIterations: 4 });
       await executor.invoke({ input: "Weather in Oslo?" }, { callbacks: agent.callbacks });

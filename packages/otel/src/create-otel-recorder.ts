@@ -3,16 +3,20 @@ import {
   SpanKind,
   SpanStatusCode,
   context,
-  metrics,
   trace,
   type Attributes,
   type Histogram,
-  type MeterProvider,
   type Span,
-  type TracerProvider,
 } from "@opentelemetry/api";
-import type { ReinsEvent, ReinsEventRecorder, ToolCallEvent, ToolCallOutcome } from "@reins/core";
-import { OtelEventError, OtelRecorderOptionsError } from "./errors";
+import type { ReinsEvent, ReinsEventRecorder, ToolCallEvent } from "@reins/core";
+import { OtelEventError, type OtelRecorderOptionsError } from "./errors";
+import { FAILED_OUTCOMES, argumentsText, errorTypeOf, nonNegative, textOf } from "./otel-values";
+import {
+  GEN_AI_DURATION_BUCKETS_SECONDS,
+  GEN_AI_TOKEN_BUCKETS,
+  resolveOtelRecorderOptions,
+  type OtelRecorderOptions,
+} from "./otel-recorder-options";
 import {
   ERROR_TYPE_OTHER,
   GEN_AI_ATTRIBUTES as GA,
@@ -21,79 +25,6 @@ import {
   REINS_ATTRIBUTES as RA,
   REINS_SPAN_EVENTS,
 } from "./gen-ai-names";
-
-/** Options of {@link createOtelRecorder}. */
-export interface OtelRecorderOptions {
-  /**
-   * Where the histograms go.
-   * @default the global meter provider (`metrics.getMeterProvider()` of `@opentelemetry/api`)
-   */
-  meterProvider?: MeterProvider;
-  /**
-   * Where the spans go.
-   * @default the global tracer provider (`trace.getTracerProvider()` of `@opentelemetry/api`)
-   */
-  tracerProvider?: TracerProvider;
-  /**
-   * Record content: the run's input and answer (`gen_ai.input.messages`, `gen_ai.output.messages`),
-   * tool arguments and results (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`) and the
-   * rejected model reply of a parser error. Off by default, as the GenAI conventions require
-   * (content is opt-in: it may hold personal data). When on, the recorder's `captureContent` is
-   * true and Reins pieces put content in their events.
-   * @default false
-   */
-  captureContent?: boolean;
-  /**
-   * `gen_ai.agent.name`, and the `{name}` of the `invoke_agent {name}` span.
-   * @default "reins_react_agent"
-   */
-  agentName?: string;
-  /**
-   * `gen_ai.provider.name` on model metrics (`openai`, `anthropic`, …); omitted when not given.
-   * @default undefined
-   */
-  providerName?: string;
-  /**
-   * `gen_ai.request.model` on model metrics; omitted when not given.
-   * @default undefined
-   */
-  requestModel?: string;
-  /**
-   * How many distinct tool names become the `gen_ai.tool.name` metric attribute; later ones are
-   * recorded as `_OTHER` (spans always carry the real name). Bounds metric cardinality.
-   * @default 50
-   */
-  maxToolNames?: number;
-  /**
-   * How many runs may have an open `invoke_agent` span at once. A run past this (one that never
-   * sent `run_end`) is ended, oldest first, with `error.type` `reins.run_abandoned`.
-   * @default 1000
-   */
-  maxOpenRuns?: number;
-  /**
-   * Clock in epoch milliseconds (span start and end times).
-   * @default Date.now
-   */
-  now?: () => number;
-}
-
-/** Defaults of {@link OtelRecorderOptions}. */
-export const DEFAULT_OTEL_RECORDER_OPTIONS = Object.freeze({
-  captureContent: false,
-  agentName: "reins_react_agent",
-  maxToolNames: 50,
-  maxOpenRuns: 1000,
-});
-
-/** Explicit bucket boundaries the GenAI conventions give for `_duration` histograms, in seconds. */
-export const GEN_AI_DURATION_BUCKETS_SECONDS = Object.freeze([
-  0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
-]);
-
-/** Explicit bucket boundaries the GenAI conventions give for `gen_ai.client.token.usage`. */
-export const GEN_AI_TOKEN_BUCKETS = Object.freeze([
-  1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864,
-]);
 
 /** A {@link ReinsEventRecorder} that writes OpenTelemetry GenAI metrics and spans. */
 export interface OtelRecorder extends ReinsEventRecorder {
@@ -132,71 +63,9 @@ interface OpenRun {
   readonly pendingRetries: Map<string, PendingRetry[]>;
 }
 
-/** Outcomes of a tool call that ended in an error (the fallback filled in for one). */
-const FAILED_OUTCOMES: ReadonlySet<ToolCallOutcome> = new Set<ToolCallOutcome>([
-  "error",
-  "timeout",
-  "circuit_open",
-  "rejected",
-  "invalid_input",
-  "fallback",
-]);
-
 /** At most this many retries wait per tool per run for their span (a runaway loop stays bounded). */
 const MAX_PENDING_RETRIES = 32;
 const ABANDONED = "reins.run_abandoned";
-
-function checkPositiveInteger(field: string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-    throw new OtelRecorderOptionsError({ field, value, reason: "expected an integer ≥ 1" });
-  }
-  return value;
-}
-
-function checkOptionalString(field: string, value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "string" || value.trim() === "") throw new OtelRecorderOptionsError({ field, value, reason: "expected a non-empty string" });
-  return value;
-}
-
-function nonNegative(value: unknown): number | undefined {
-  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
-}
-
-/** Tool arguments as the conventions want them: a JSON string (a plain string stays as it is). */
-function argumentsText(toolInput: unknown): string {
-  if (typeof toolInput === "string") return toolInput;
-  try {
-    return JSON.stringify(toolInput) ?? String(toolInput);
-  } catch {
-    return String(toolInput);
-  }
-}
-
-function textOf(value: unknown): string {
-  return typeof value === "string" ? value : argumentsText(value);
-}
-
-/** A class name fit for `error.type`: an identifier, and more specific than the bare `Error`. */
-function typedName(error: unknown): string | undefined {
-  const name = (error as { name?: unknown } | null | undefined)?.name;
-  return typeof name === "string" && /^[A-Za-z_][A-Za-z0-9_.]{0,63}$/.test(name) && name !== "Error" ? name : undefined;
-}
-
-/** The ToolExecutor's wrapper around whatever the tool's own code threw (its `cause`). */
-const TOOL_EXECUTION_ERROR = "ToolExecutionError";
-
-/**
- * The low-cardinality `error.type` of a failed call: the typed error's class name, else the
- * outcome. For the ToolExecutor's `ToolExecutionError` wrapper, the class of the error the tool
- * threw (its `cause`) when that has one, since the wrapper's name is the same for every tool failure.
- */
-function errorTypeOf(event: ToolCallEvent): string {
-  const name = typedName(event.error);
-  if (name === TOOL_EXECUTION_ERROR) return typedName(event.error?.cause) ?? name;
-  if (name !== undefined) return name;
-  return event.outcome === "fallback" || event.outcome === "error" ? ERROR_TYPE_OTHER : event.outcome;
-}
 
 /**
  * Creates a recorder that turns Reins events into OpenTelemetry GenAI telemetry. Pass it as the
@@ -235,24 +104,8 @@ function errorTypeOf(event: ToolCallEvent): string {
  * ```
  */
 export function createOtelRecorder(options: OtelRecorderOptions = {}): OtelRecorder {
-  if (typeof options !== "object" || options === null) throw new OtelRecorderOptionsError({ field: "options", value: options, reason: "expected an object" });
-  const meterProvider = options.meterProvider ?? metrics.getMeterProvider();
-  if (typeof meterProvider?.getMeter !== "function") {
-    throw new OtelRecorderOptionsError({ field: "meterProvider", value: meterProvider, reason: "expected an OpenTelemetry MeterProvider (with getMeter)" });
-  }
-  const tracerProvider = options.tracerProvider ?? trace.getTracerProvider();
-  if (typeof tracerProvider?.getTracer !== "function") {
-    throw new OtelRecorderOptionsError({ field: "tracerProvider", value: tracerProvider, reason: "expected an OpenTelemetry TracerProvider (with getTracer)" });
-  }
-  const captureContent = options.captureContent ?? DEFAULT_OTEL_RECORDER_OPTIONS.captureContent;
-  if (typeof captureContent !== "boolean") throw new OtelRecorderOptionsError({ field: "captureContent", value: captureContent, reason: "expected a boolean" });
-  const agentName = checkOptionalString("agentName", options.agentName) ?? DEFAULT_OTEL_RECORDER_OPTIONS.agentName;
-  const providerName = checkOptionalString("providerName", options.providerName);
-  const requestModel = checkOptionalString("requestModel", options.requestModel);
-  const maxToolNames = checkPositiveInteger("maxToolNames", options.maxToolNames ?? DEFAULT_OTEL_RECORDER_OPTIONS.maxToolNames);
-  const maxOpenRuns = checkPositiveInteger("maxOpenRuns", options.maxOpenRuns ?? DEFAULT_OTEL_RECORDER_OPTIONS.maxOpenRuns);
-  const now = options.now ?? Date.now;
-  if (typeof now !== "function") throw new OtelRecorderOptionsError({ field: "now", value: now, reason: "expected a function returning epoch milliseconds" });
+  const { meterProvider, tracerProvider, captureContent, agentName, providerName, requestModel, maxToolNames, maxOpenRuns, now } =
+    resolveOtelRecorderOptions(options);
 
   const scope = "@reins/otel";
   const meter = meterProvider.getMeter(scope);

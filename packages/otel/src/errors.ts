@@ -1,4 +1,4 @@
-const OTEL_ERROR_MARKER = Symbol.for("reins.otel.error");
+import { ReinsError, brandReinsError } from "@reins/core";
 
 /** Options common to every `@reins/otel` error. */
 export interface ReinsOtelErrorOptions {
@@ -10,25 +10,23 @@ export interface ReinsOtelErrorOptions {
  * Base class of every error `@reins/otel` throws. Recognise one across package copies with
  * {@link ReinsOtelError.isInstance} rather than `instanceof`.
  */
-export class ReinsOtelError extends Error {
-  private readonly [OTEL_ERROR_MARKER] = true;
+export class ReinsOtelError extends ReinsError {
+  static {
+    brandReinsError(this, "otel", "ReinsOtelError");
+  }
 
   constructor(options: ReinsOtelErrorOptions & { message: string }) {
     super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "ReinsOtelError";
   }
-
-  /** True when `error` is a `ReinsOtelError` (from any copy of this package). */
-  static isInstance(error: unknown): error is ReinsOtelError {
-    return typeof error === "object" && error !== null && OTEL_ERROR_MARKER in error;
-  }
 }
-
-const OPTIONS_ERROR_MARKER = Symbol.for("reins.otel.options_error");
 
 /** An option passed to `createOtelRecorder` is invalid. */
 export class OtelRecorderOptionsError extends ReinsOtelError {
-  private readonly [OPTIONS_ERROR_MARKER] = true;
+  static {
+    brandReinsError(this, "otel", "OtelRecorderOptionsError");
+  }
+
   /** The option field at fault, e.g. `meterProvider` or `maxOpenRuns`. */
   readonly field: string;
   /** The value that was passed. */
@@ -43,18 +41,14 @@ export class OtelRecorderOptionsError extends ReinsOtelError {
     this.field = options.field;
     this.value = options.value;
   }
-
-  /** True when `error` is an `OtelRecorderOptionsError` (from any copy of this package). */
-  static isInstance(error: unknown): error is OtelRecorderOptionsError {
-    return typeof error === "object" && error !== null && OPTIONS_ERROR_MARKER in error;
-  }
 }
-
-const EVENT_ERROR_MARKER = Symbol.for("reins.otel.event_error");
 
 /** `record` was given something that is not a Reins event (not an object with a string `type`). */
 export class OtelEventError extends ReinsOtelError {
-  private readonly [EVENT_ERROR_MARKER] = true;
+  static {
+    brandReinsError(this, "otel", "OtelEventError");
+  }
+
   /** What was passed. */
   readonly event: unknown;
 
@@ -65,10 +59,5 @@ export class OtelEventError extends ReinsOtelError {
     });
     this.name = "OtelEventError";
     this.event = options.event;
-  }
-
-  /** True when `error` is an `OtelEventError` (from any copy of this package). */
-  static isInstance(error: unknown): error is OtelEventError {
-    return typeof error === "object" && error !== null && EVENT_ERROR_MARKER in error;
   }
 }

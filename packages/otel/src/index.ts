@@ -1,11 +1,10 @@
+export { createOtelRecorder, type OtelRecorder } from "./create-otel-recorder";
 export {
-  createOtelRecorder,
   DEFAULT_OTEL_RECORDER_OPTIONS,
   GEN_AI_DURATION_BUCKETS_SECONDS,
   GEN_AI_TOKEN_BUCKETS,
-  type OtelRecorder,
   type OtelRecorderOptions,
-} from "./create-otel-recorder";
+} from "./otel-recorder-options";
 export {
   ERROR_TYPE_OTHER,
   GEN_AI_ATTRIBUTES,

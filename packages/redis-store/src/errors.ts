@@ -1,12 +1,11 @@
-const OPTIONS_MARKER = Symbol.for("reins.redis-store.options-error");
-const OPERATION_MARKER = Symbol.for("reins.redis-store.operation-error");
-
-function hasMarker(error: unknown, marker: symbol): boolean {
-  return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[marker] === true;
-}
+import { ReinsError, brandReinsError } from "@reins/core";
 
 /** Base class of `@reins/redis-store` errors. */
-export class RedisStoreError extends Error {
+export class RedisStoreError extends ReinsError {
+  static {
+    brandReinsError(this, "redis-store", "RedisStoreError");
+  }
+
   constructor(fields: { message: string; cause?: unknown }) {
     super(fields.message, { cause: fields.cause });
     this.name = "RedisStoreError";
@@ -15,7 +14,10 @@ export class RedisStoreError extends Error {
 
 /** An option of `RedisResultStore` is invalid. */
 export class RedisStoreOptionsError extends RedisStoreError {
-  private readonly [OPTIONS_MARKER] = true;
+  static {
+    brandReinsError(this, "redis-store", "RedisStoreOptionsError");
+  }
+
   readonly field: string;
   readonly value: unknown;
   readonly reason: string;
@@ -27,15 +29,14 @@ export class RedisStoreOptionsError extends RedisStoreError {
     this.value = fields.value;
     this.reason = fields.reason;
   }
-
-  static isInstance(error: unknown): error is RedisStoreOptionsError {
-    return hasMarker(error, OPTIONS_MARKER);
-  }
 }
 
 /** A Redis operation failed or ran out of time; the store answered as if uncached. */
 export class RedisStoreOperationError extends RedisStoreError {
-  private readonly [OPERATION_MARKER] = true;
+  static {
+    brandReinsError(this, "redis-store", "RedisStoreOperationError");
+  }
+
   readonly operation: "get" | "set" | "delete";
   readonly key: string;
 
@@ -45,9 +46,5 @@ export class RedisStoreOperationError extends RedisStoreError {
     this.name = "RedisStoreOperationError";
     this.operation = fields.operation;
     this.key = fields.key;
-  }
-
-  static isInstance(error: unknown): error is RedisStoreOperationError {
-    return hasMarker(error, OPERATION_MARKER);
   }
 }

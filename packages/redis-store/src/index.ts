@@ -1,7 +1,7 @@
+export { RedisResultStore } from "./redis-result-store";
 export {
   DEFAULT_REDIS_RESULT_STORE_OPTIONS,
-  RedisResultStore,
   type RedisClientLike,
   type RedisResultStoreOptions,
-} from "./redis-result-store";
+} from "./redis-result-store-options";
 export { RedisStoreError, RedisStoreOperationError, RedisStoreOptionsError } from "./errors";

@@ -1,54 +1,12 @@
 import type { CachedToolResult, ToolResultStore } from "@reins/tool-executor";
 import { Redis } from "ioredis";
-import { RedisStoreOptionsError, RedisStoreOperationError } from "./errors";
-
-/**
- * The part of an ioredis client the store uses (`Redis` or `Cluster` from `ioredis`). A client the
- * app passes in stays the app's: {@link RedisResultStore.close} does not quit it.
- */
-export interface RedisClientLike {
-  get(key: string): Promise<string | null>;
-  set(key: string, value: string, mode: "PX", ttlMs: number): Promise<unknown>;
-  del(key: string): Promise<number>;
-  quit?(): Promise<unknown>;
-}
-
-/** Options of {@link RedisResultStore}. */
-export interface RedisResultStoreOptions {
-  /** A client the app owns (ioredis `Redis` or `Cluster`). @default a new `Redis` on `url` */
-  client?: RedisClientLike;
-  /**
-   * Redis URL of the client the store creates when no `client` is given (it is created with
-   * `lazyConnect`, `enableOfflineQueue: false` and `maxRetriesPerRequest: 0`, so a command fails at
-   * once while Redis is down instead of queueing).
-   * @default "redis://127.0.0.1:6379"
-   */
-  url?: string;
-  /**
-   * Prefix of every key, so several apps or environments share one Redis.
-   * @default "reins:tool:"
-   */
-  keyPrefix?: string;
-  /**
-   * Longest wait for one Redis operation, in milliseconds. A slower one counts as failed: `get`
-   * answers a miss, `set` is dropped, and the tool call goes on as if uncached.
-   * @default 250
-   */
-  operationTimeoutMs?: number;
-  /**
-   * Called with every failed operation, before it is thrown (the failures are also counted in
-   * {@link RedisResultStore.failures}; the ToolExecutor logs them and emits `tool_cache_error`).
-   * @default undefined
-   */
-  onError?: (error: RedisStoreOperationError) => void;
-}
-
-/** Defaults of {@link RedisResultStoreOptions}. */
-export const DEFAULT_REDIS_RESULT_STORE_OPTIONS = Object.freeze({
-  url: "redis://127.0.0.1:6379",
-  keyPrefix: "reins:tool:",
-  operationTimeoutMs: 250,
-});
+import { RedisStoreOperationError } from "./errors";
+import {
+  DEFAULT_REDIS_RESULT_STORE_OPTIONS,
+  resolveRedisResultStoreOptions,
+  type RedisClientLike,
+  type RedisResultStoreOptions,
+} from "./redis-result-store-options";
 
 /**
  * A {@link ToolResultStore} on Redis (ioredis), so every agent process of a fleet shares the tool
@@ -92,17 +50,7 @@ export class RedisResultStore implements ToolResultStore {
    * @throws {RedisStoreOptionsError} when an option is invalid (names the field)
    */
   constructor(options: RedisResultStoreOptions = {}) {
-    const { keyPrefix = DEFAULT_REDIS_RESULT_STORE_OPTIONS.keyPrefix, operationTimeoutMs = DEFAULT_REDIS_RESULT_STORE_OPTIONS.operationTimeoutMs } = options;
-    if (typeof keyPrefix !== "string") throw new RedisStoreOptionsError({ field: "keyPrefix", value: keyPrefix, reason: "must be a string" });
-    if (typeof operationTimeoutMs !== "number" || !Number.isFinite(operationTimeoutMs) || operationTimeoutMs <= 0) {
-      throw new RedisStoreOptionsError({ field: "operationTimeoutMs", value: operationTimeoutMs, reason: "must be a finite number > 0" });
-    }
-    if (options.client !== undefined && (typeof options.client !== "object" || options.client === null || typeof options.client.get !== "function")) {
-      throw new RedisStoreOptionsError({ field: "client", value: "(client)", reason: "must be an ioredis client (get, set, del)" });
-    }
-    if (options.onError !== undefined && typeof options.onError !== "function") {
-      throw new RedisStoreOptionsError({ field: "onError", value: options.onError, reason: "must be a function" });
-    }
+    const { keyPrefix, operationTimeoutMs } = resolveRedisResultStoreOptions(options);
     this.keyPrefix = keyPrefix;
     this.operationTimeoutMs = operationTimeoutMs;
     this.onError = options.onError;

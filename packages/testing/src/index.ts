@@ -8,3 +8,16 @@ export {
   unmetReason,
   type Requirement,
 } from "./requirements";
+export {
+  ReplayChatModel,
+  ScriptExhaustedError,
+  ScriptedChatModel,
+  actionReply,
+  applyStopSequences,
+  finalReply,
+  promptTextOf,
+  type ReplayUsage,
+  type ScriptedCall,
+  type ScriptedChatModelOptions,
+  type ScriptedReply,
+} from "./chat-models";

@@ -4,7 +4,7 @@ import { RunContextStore, type ReinsEvent, type ToolCallEvent } from "@reins/cor
 import { z } from "zod";
 import { runStockAgent, type ExecutorPath } from "./__fixtures__/agent-harness";
 import { never, settleWithFakeTimers } from "./__fixtures__/fake-time";
-import { actionReply, finalReply } from "./__fixtures__/scripted-chat-model";
+import { actionReply, finalReply } from "@reins/testing";
 import { ToolExecutor } from "./index";
 
 class NoopHandler extends BaseCallbackHandler {

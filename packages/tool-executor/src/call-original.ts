@@ -1,7 +1,8 @@
+import { isRecord } from "@reins/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { DynamicTool, ToolInputParsingException, type StructuredToolInterface } from "@langchain/core/tools";
 import { ToolExecutionError, ToolResultCheckError, ToolValidationError } from "./errors";
-import { isRecord, type CallResult, type ExecutorContext, type ToolState } from "./executor-context";
+import { type CallResult, type ExecutorContext, type ToolState } from "./executor-context";
 import { toError } from "./normalize-error";
 import { checkToolResult } from "./result-check";
 

@@ -1,4 +1,5 @@
-import type { StopReason } from "@reins/core";
+import { ReinsError, brandReinsError, type StopReason } from "@reins/core";
+
 /**
  * Operator-facing errors of `@reins/tool-executor`. They travel through the `logger`, the
  * `tool_call` event's `error` field and metrics; the model never sees them (it gets the short
@@ -6,8 +7,6 @@ import type { StopReason } from "@reins/core";
  * and is recognised across package copies with `isInstance` (a `Symbol.for` marker), as in
  * vercel/ai.
  */
-
-const BASE_MARKER = Symbol.for("reins.tool-executor.error");
 
 /** Constructor fields shared by every error of this package. */
 export interface ToolExecutorErrorFields {
@@ -18,29 +17,23 @@ export interface ToolExecutorErrorFields {
 }
 
 /** Base class of every error thrown or reported by `@reins/tool-executor`. */
-export class ToolExecutorError extends Error {
-  private readonly [BASE_MARKER] = true;
+export class ToolExecutorError extends ReinsError {
+  static {
+    brandReinsError(this, "tool-executor", "ToolExecutorError");
+  }
 
   constructor(message: string, options: { cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "ToolExecutorError";
   }
-
-  /** True for any error of this package, even from another copy of it. */
-  static isInstance(error: unknown): error is ToolExecutorError {
-    return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[BASE_MARKER] === true;
-  }
 }
-
-function hasMarker(error: unknown, marker: symbol): boolean {
-  return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[marker] === true;
-}
-
-const OPTIONS_MARKER = Symbol.for("reins.tool-executor.options-error");
 
 /** Options given to `ToolExecutor` (or a policy) are invalid; thrown at construction or `wrap`. */
 export class ToolExecutorOptionsError extends ToolExecutorError {
-  private readonly [OPTIONS_MARKER] = true;
+  static {
+    brandReinsError(this, "tool-executor", "ToolExecutorOptionsError");
+  }
+
   /** Dotted path of the bad field, e.g. `policies.search.retry.maxAttempts`. */
   readonly field: string;
   /** The rejected value. */
@@ -56,17 +49,14 @@ export class ToolExecutorOptionsError extends ToolExecutorError {
     this.field = fields.field;
     this.value = fields.value;
   }
-
-  static isInstance(error: unknown): error is ToolExecutorOptionsError {
-    return hasMarker(error, OPTIONS_MARKER);
-  }
 }
-
-const TIMEOUT_MARKER = Symbol.for("reins.tool-executor.timeout-error");
 
 /** A tool call did not settle within `timeoutMs`; it was abandoned (its signal aborted). */
 export class ToolTimeoutError extends ToolExecutorError {
-  private readonly [TIMEOUT_MARKER] = true;
+  static {
+    brandReinsError(this, "tool-executor", "ToolTimeoutError");
+  }
+
   readonly toolName: string;
   readonly timeoutMs: number;
   /**
@@ -89,17 +79,14 @@ export class ToolTimeoutError extends ToolExecutorError {
     this.timeoutMs = fields.timeoutMs;
     this.deadline = deadline;
   }
-
-  static isInstance(error: unknown): error is ToolTimeoutError {
-    return hasMarker(error, TIMEOUT_MARKER);
-  }
 }
-
-const CIRCUIT_MARKER = Symbol.for("reins.tool-executor.circuit-open-error");
 
 /** The tool's circuit breaker is open: the call was answered without calling the tool. */
 export class CircuitOpenError extends ToolExecutorError {
-  private readonly [CIRCUIT_MARKER] = true;
+  static {
+    brandReinsError(this, "tool-executor", "CircuitOpenError");
+  }
+
   readonly toolName: string;
 
   constructor(fields: ToolExecutorErrorFields & { toolName: string }) {
@@ -107,17 +94,14 @@ export class CircuitOpenError extends ToolExecutorError {
     this.name = "CircuitOpenError";
     this.toolName = fields.toolName;
   }
-
-  static isInstance(error: unknown): error is CircuitOpenError {
-    return hasMarker(error, CIRCUIT_MARKER);
-  }
 }
 
-const BULKHEAD_MARKER = Symbol.for("reins.tool-executor.bulkhead-rejected-error");
-
 /** The tool's bulkhead was full (all slots busy and the queue full); the call was not made. */
-export class BulkheadRejectedError extends ToolExecutorError {
-  private readonly [BULKHEAD_MARKER] = true;
+export class BulkheadFullError extends ToolExecutorError {
+  static {
+    brandReinsError(this, "tool-executor", "BulkheadFullError");
+  }
+
   readonly toolName: string;
   readonly maxConcurrent: number;
   readonly maxQueued: number;
@@ -128,22 +112,19 @@ export class BulkheadRejectedError extends ToolExecutorError {
         `Tool "${fields.toolName}" rejected a call: ${fields.maxConcurrent} calls running and ${fields.maxQueued} queued (bulkhead full).`,
       fields,
     );
-    this.name = "BulkheadRejectedError";
+    this.name = "BulkheadFullError";
     this.toolName = fields.toolName;
     this.maxConcurrent = fields.maxConcurrent;
     this.maxQueued = fields.maxQueued;
   }
-
-  static isInstance(error: unknown): error is BulkheadRejectedError {
-    return hasMarker(error, BULKHEAD_MARKER);
-  }
 }
-
-const LIMIT_MARKER = Symbol.for("reins.tool-executor.call-limit-error");
 
 /** The tool was already called `maxCallsPerRun` times in this run; the call was not made. */
 export class CallLimitExceededError extends ToolExecutorError {
-  private readonly [LIMIT_MARKER] = true;
+  static {
+    brandReinsError(this, "tool-executor", "CallLimitExceededError");
+  }
+
   readonly toolName: string;
   readonly maxCallsPerRun: number;
   readonly runId?: string;
@@ -158,20 +139,17 @@ export class CallLimitExceededError extends ToolExecutorError {
     this.maxCallsPerRun = fields.maxCallsPerRun;
     this.runId = fields.runId;
   }
-
-  static isInstance(error: unknown): error is CallLimitExceededError {
-    return hasMarker(error, LIMIT_MARKER);
-  }
 }
-
-const RUN_STOPPED_MARKER = Symbol.for("reins.tool-executor.run-stopped-error");
 
 /**
  * The run's loop controller (`@reins/loop-control`) had already decided to stop the run
  * (`RunContext.loop.stop` was set), so the tool was not called. Reported with outcome `rejected`.
  */
-export class RunStoppedError extends ToolExecutorError {
-  private readonly [RUN_STOPPED_MARKER] = true;
+export class StoppedRunCallError extends ToolExecutorError {
+  static {
+    brandReinsError(this, "tool-executor", "StoppedRunCallError");
+  }
+
   readonly toolName: string;
   /** Why the run is stopping (`repeat`, `cycle`, `max_steps`, …), from the loop controller. */
   readonly stopReason: StopReason;
@@ -183,22 +161,19 @@ export class RunStoppedError extends ToolExecutorError {
         `Tool "${fields.toolName}" was not called: run ${fields.runId ?? "(unknown)"} is being stopped by its loop controller (${fields.stopReason}).`,
       fields,
     );
-    this.name = "RunStoppedError";
+    this.name = "StoppedRunCallError";
     this.toolName = fields.toolName;
     this.stopReason = fields.stopReason;
     this.runId = fields.runId;
   }
-
-  static isInstance(error: unknown): error is RunStoppedError {
-    return hasMarker(error, RUN_STOPPED_MARKER);
-  }
 }
-
-const NOT_APPROVED_MARKER = Symbol.for("reins.tool-executor.side-effect-not-approved-error");
 
 /** A side-effect call the policy's `approve` hook refused (or threw on). Reported with outcome `rejected`. */
 export class SideEffectNotApprovedError extends ToolExecutorError {
-  private readonly [NOT_APPROVED_MARKER] = true;
+  static {
+    brandReinsError(this, "tool-executor", "SideEffectNotApprovedError");
+  }
+
   readonly toolName: string;
   readonly runId?: string;
 
@@ -208,17 +183,14 @@ export class SideEffectNotApprovedError extends ToolExecutorError {
     this.toolName = fields.toolName;
     this.runId = fields.runId;
   }
-
-  static isInstance(error: unknown): error is SideEffectNotApprovedError {
-    return hasMarker(error, NOT_APPROVED_MARKER);
-  }
 }
-
-const DUPLICATE_MARKER = Symbol.for("reins.tool-executor.duplicate-call-error");
 
 /** A confirmed side-effect call repeated an idempotency key already used in this run; dropped. */
 export class DuplicateCallError extends ToolExecutorError {
-  private readonly [DUPLICATE_MARKER] = true;
+  static {
+    brandReinsError(this, "tool-executor", "DuplicateCallError");
+  }
+
   readonly toolName: string;
   readonly idempotencyKey: string;
   readonly runId?: string;
@@ -234,10 +206,6 @@ export class DuplicateCallError extends ToolExecutorError {
     this.idempotencyKey = fields.idempotencyKey;
     this.runId = fields.runId;
   }
-
-  static isInstance(error: unknown): error is DuplicateCallError {
-    return hasMarker(error, DUPLICATE_MARKER);
-  }
 }
 
 /** One field-level validation problem, in the model's terms. */
@@ -247,11 +215,12 @@ export interface ToolInputIssue {
   readonly message: string;
 }
 
-const VALIDATION_MARKER = Symbol.for("reins.tool-executor.validation-error");
-
 /** The tool input did not match the tool's schema or the policy's `validate` schema. */
 export class ToolValidationError extends ToolExecutorError {
-  private readonly [VALIDATION_MARKER] = true;
+  static {
+    brandReinsError(this, "tool-executor", "ToolValidationError");
+  }
+
   readonly toolName: string;
   readonly issues: readonly ToolInputIssue[];
   readonly toolInput: unknown;
@@ -267,20 +236,17 @@ export class ToolValidationError extends ToolExecutorError {
     this.issues = fields.issues;
     this.toolInput = fields.toolInput;
   }
-
-  static isInstance(error: unknown): error is ToolValidationError {
-    return hasMarker(error, VALIDATION_MARKER);
-  }
 }
 
 /** Labels of result-check failures (ghost failures: the call "worked" but the result says it did not). */
 export type ResultCheckLabel = "http_status" | "json_parse" | "code_mismatch" | "missing_field" | (string & Record<never, never>);
 
-const RESULT_MARKER = Symbol.for("reins.tool-executor.result-check-error");
-
 /** The tool returned, but its result failed a check (built-in HTTP-like checks or `checkResult`). */
 export class ToolResultCheckError extends ToolExecutorError {
-  private readonly [RESULT_MARKER] = true;
+  static {
+    brandReinsError(this, "tool-executor", "ToolResultCheckError");
+  }
+
   readonly toolName: string;
   /** Failure label: `http_status`, `json_parse`, `code_mismatch`, `missing_field` or a custom one. */
   readonly label: ResultCheckLabel;
@@ -297,17 +263,14 @@ export class ToolResultCheckError extends ToolExecutorError {
     this.detail = fields.detail;
     this.status = fields.status;
   }
-
-  static isInstance(error: unknown): error is ToolResultCheckError {
-    return hasMarker(error, RESULT_MARKER);
-  }
 }
-
-const EXECUTION_MARKER = Symbol.for("reins.tool-executor.execution-error");
 
 /** The tool threw (or returned an `Error`). `cause` is the thrown value normalised to an `Error`. */
 export class ToolExecutionError extends ToolExecutorError {
-  private readonly [EXECUTION_MARKER] = true;
+  static {
+    brandReinsError(this, "tool-executor", "ToolExecutionError");
+  }
+
   readonly toolName: string;
   declare readonly cause: Error;
 
@@ -315,10 +278,6 @@ export class ToolExecutionError extends ToolExecutorError {
     super(fields.message ?? `Tool "${fields.toolName}" failed: ${fields.cause.message}`, { cause: fields.cause });
     this.name = "ToolExecutionError";
     this.toolName = fields.toolName;
-  }
-
-  static isInstance(error: unknown): error is ToolExecutionError {
-    return hasMarker(error, EXECUTION_MARKER);
   }
 }
 
@@ -333,3 +292,12 @@ function describeValue(value: unknown): string {
     return String(value);
   }
 }
+
+/**
+ * The former name of {@link StoppedRunCallError}, kept until `@reins/react-agent` moves to the new
+ * name. It collided with `@reins/loop-control`'s `RunStoppedError` (the run itself was stopped).
+ * @deprecated use {@link StoppedRunCallError}
+ */
+export const RunStoppedError = StoppedRunCallError;
+/** @deprecated use {@link StoppedRunCallError} */
+export type RunStoppedError = StoppedRunCallError;

@@ -69,10 +69,6 @@ export interface ExecutorContext {
   runResilient(state: ToolState, toolInput: unknown, config: RunnableConfig, run: RunHandle): Promise<CallResult>;
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** Settlement of an abandoned call is awaited only to free its bulkhead slot or let a retry start. */
 export function ignore(): void {
   // Nothing to do: the outcome was already reported.

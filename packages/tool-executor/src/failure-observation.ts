@@ -1,11 +1,11 @@
 import type { ToolCallOutcome } from "@reins/core";
-import { BulkheadRejectedError as CockatielBulkheadRejectedError, TaskCancelledError } from "cockatiel";
+import { BulkheadRejectedError, TaskCancelledError } from "cockatiel";
 import {
-  BulkheadRejectedError,
+  BulkheadFullError,
   CallLimitExceededError,
   CircuitOpenError,
   DuplicateCallError,
-  RunStoppedError,
+  StoppedRunCallError,
   ToolExecutionError,
   ToolResultCheckError,
   ToolTimeoutError,
@@ -19,10 +19,10 @@ export function outcomeOf(error: Error): ToolCallOutcome {
   if (ToolTimeoutError.isInstance(error)) return "timeout";
   if (CircuitOpenError.isInstance(error)) return "circuit_open";
   if (
-    BulkheadRejectedError.isInstance(error) ||
+    BulkheadFullError.isInstance(error) ||
     CallLimitExceededError.isInstance(error) ||
     DuplicateCallError.isInstance(error) ||
-    RunStoppedError.isInstance(error)
+    StoppedRunCallError.isInstance(error)
   ) {
     return "rejected";
   }
@@ -35,7 +35,7 @@ export function isKnownFailure(thrown: unknown): boolean {
   return (
     ToolTimeoutError.isInstance(thrown) ||
     CircuitOpenError.isInstance(thrown) ||
-    BulkheadRejectedError.isInstance(thrown) ||
+    BulkheadFullError.isInstance(thrown) ||
     ToolValidationError.isInstance(thrown) ||
     ToolResultCheckError.isInstance(thrown) ||
     ToolExecutionError.isInstance(thrown)
@@ -49,8 +49,8 @@ export function isKnownFailure(thrown: unknown): boolean {
 export function countsAgainstCircuit(error: Error): boolean {
   return (
     !ToolValidationError.isInstance(error) &&
-    !BulkheadRejectedError.isInstance(error) &&
-    !(error instanceof CockatielBulkheadRejectedError) &&
+    !BulkheadFullError.isInstance(error) &&
+    !(error instanceof BulkheadRejectedError) &&
     !(error instanceof TaskCancelledError)
   );
 }
@@ -69,7 +69,7 @@ export function failureObservation(toolName: string, error: Error, attempts: num
     return error.deadline === "run" ? MODEL_MESSAGES.runTimeUp(toolName) : MODEL_MESSAGES.timeout(toolName, error.timeoutMs, attempts);
   }
   if (CircuitOpenError.isInstance(error)) return MODEL_MESSAGES.circuitOpen(toolName, halfOpenAfterMs);
-  if (BulkheadRejectedError.isInstance(error)) return MODEL_MESSAGES.bulkheadRejected(toolName, error.maxConcurrent);
+  if (BulkheadFullError.isInstance(error)) return MODEL_MESSAGES.bulkheadRejected(toolName, error.maxConcurrent);
   if (ToolValidationError.isInstance(error)) return MODEL_MESSAGES.invalidInput(toolName, error.issues);
   if (ToolResultCheckError.isInstance(error)) return MODEL_MESSAGES.resultCheckFailed(toolName, error.label, error.detail, isRetryableError(error));
   const cause = ToolExecutionError.isInstance(error) ? error.cause : error;

@@ -1,4 +1,5 @@
-import { DEFAULT_MAX_OBSERVATION_CHARS, InMemoryToolResultStore, defaultFormatObservation, ensureReadableObservation } from "./index";
+import { DEFAULT_MAX_OBSERVATION_CHARS, InMemoryToolResultStore, defaultFormatObservation } from "./index";
+import { ensureReadableObservation } from "./format-observation";
 
 const context = { toolName: "t", toolInput: "x" };
 

@@ -1,5 +1,5 @@
-import { BulkheadRejectedError as CockatielBulkheadRejectedError, type BulkheadPolicy } from "cockatiel";
-import { BulkheadRejectedError, ToolTimeoutError } from "./errors";
+import { BulkheadRejectedError, type BulkheadPolicy } from "cockatiel";
+import { BulkheadFullError, ToolTimeoutError } from "./errors";
 import { ignore } from "./executor-context";
 import type { BulkheadOptions } from "./tool-policy";
 
@@ -16,7 +16,7 @@ export interface InFlight {
  * the adapter for `releaseOnTimeout: false`.
  *
  * @param attempt - one timed attempt; it sets `inFlight.call` to the tool's promise
- * @throws {BulkheadRejectedError} when the bulkhead and its queue are full
+ * @throws {BulkheadFullError} when the bulkhead and its queue are full
  */
 export function runInHeldBulkhead(
   bulkhead: BulkheadPolicy,
@@ -61,9 +61,9 @@ export function runInHeldBulkhead(
   });
 }
 
-/** cockatiel's bulkhead rejection as Reins' typed `BulkheadRejectedError`; other errors unchanged. */
+/** cockatiel's bulkhead rejection as Reins' typed `BulkheadFullError`; other errors unchanged. */
 export function typedBulkheadError(error: unknown, toolName: string, limits: Readonly<BulkheadOptions>): unknown {
-  return error instanceof CockatielBulkheadRejectedError
-    ? new BulkheadRejectedError({ toolName, maxConcurrent: limits.maxConcurrent, maxQueued: limits.maxQueued, cause: error })
+  return error instanceof BulkheadRejectedError
+    ? new BulkheadFullError({ toolName, maxConcurrent: limits.maxConcurrent, maxQueued: limits.maxQueued, cause: error })
     : error;
 }

@@ -13,9 +13,6 @@ export {
   DEFAULT_CIRCUIT_BREAKER_OPTIONS,
   DEFAULT_RETRY_OPTIONS,
   DEFAULT_TOOL_POLICY,
-  MAX_TIMER_MS,
-  mergeToolPolicies,
-  resolveToolPolicy,
   type BulkheadOptions,
   type CacheOptions,
   type CacheScope,
@@ -35,15 +32,17 @@ export {
   type InMemoryToolResultStoreOptions,
   type ToolResultStore,
 } from "./result-store";
-export { DEFAULT_RESULT_CHECKS, checkResultShape, type ResultCheckFailure, type ResultChecks } from "./result-check";
-export { DEFAULT_MAX_OBSERVATION_CHARS, defaultFormatObservation, ensureReadableObservation } from "./format-observation";
-export { RETRYABLE_NETWORK_CODES, httpStatusOf, isRetryableError, networkCodeOf, toError } from "./normalize-error";
+export { DEFAULT_RESULT_CHECKS, type ResultCheckFailure, type ResultChecks } from "./result-check";
+export { DEFAULT_MAX_OBSERVATION_CHARS, defaultFormatObservation } from "./format-observation";
+export { isRetryableError } from "./normalize-error";
+// Kept while @reins/react-agent's tests import it from the package (issue 17 leaves that package alone).
 export { MODEL_MESSAGES } from "./messages";
 export {
-  BulkheadRejectedError,
+  BulkheadFullError,
   CallLimitExceededError,
   CircuitOpenError,
   DuplicateCallError,
+  StoppedRunCallError,
   RunStoppedError,
   SideEffectNotApprovedError,
   ToolExecutionError,

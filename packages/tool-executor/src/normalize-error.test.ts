@@ -1,4 +1,5 @@
-import { ToolResultCheckError, ToolTimeoutError, ToolValidationError, httpStatusOf, isRetryableError, toError } from "./index";
+import { ToolResultCheckError, ToolTimeoutError, ToolValidationError, isRetryableError } from "./index";
+import { httpStatusOf, toError } from "./normalize-error";
 
 describe("toError", () => {
   describe("with thrown non-errors", () => {

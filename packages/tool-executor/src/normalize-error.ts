@@ -110,11 +110,11 @@ export function networkCodeOf(error: unknown): string | undefined {
 
 /**
  * The default retry classification: timeouts, transient network errors
- * ({@link RETRYABLE_NETWORK_CODES}), HTTP 429 and 5xx (from {@link httpStatusOf}, also on a
+ * (`RETRYABLE_NETWORK_CODES`), HTTP 429 and 5xx (from the `status`/`statusCode` field, also on a
  * failed result check) are retryable; validation errors and every other 4xx are not, nor is
  * anything else.
  *
- * @param error - a normalised error (see {@link toError})
+ * @param error - a normalised error (an `Error`; the executor normalises every thrown value first)
  */
 export function isRetryableError(error: Error): boolean {
   if (ToolValidationError.isInstance(error)) return false;

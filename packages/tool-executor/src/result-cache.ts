@@ -1,5 +1,6 @@
+import { isRecord } from "@reins/core";
 import { exactInputKey } from "./cache-key";
-import { isRecord, type CallResult, type ExecutorContext, type ToolState } from "./executor-context";
+import { type CallResult, type ExecutorContext, type ToolState } from "./executor-context";
 import { toError } from "./normalize-error";
 import type { ToolResultStore } from "./result-store";
 import type { CacheOptions, CacheScopeContext } from "./tool-policy";

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describeWithShared, sharedPath } from "@reins/testing";
-import { DEFAULT_RESULT_CHECKS, checkResultShape, type ResultChecks } from "./index";
+import { DEFAULT_RESULT_CHECKS, type ResultChecks } from "./index";
+import { checkResultShape } from "./result-check";
 
 const FIXTURES = sharedPath("fixtures/tool-outputs");
 

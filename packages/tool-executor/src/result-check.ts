@@ -1,3 +1,4 @@
+import { isRecord } from "@reins/core";
 import type { ResultCheckLabel } from "./errors";
 
 /**
@@ -52,10 +53,6 @@ export interface ResultCheckFailure {
 }
 
 const FAILURE_STATUS_WORDS = new Set(["error", "fail", "failed", "failure"]);
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function numericOf(value: unknown): number | undefined {
   if (typeof value === "number" && Number.isFinite(value)) return value;

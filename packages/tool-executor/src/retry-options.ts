@@ -17,7 +17,7 @@ export interface RetryOptions {
    */
   initialDelayMs: number;
   /**
-   * Upper bound of one backoff delay, in milliseconds (at most {@link MAX_TIMER_MS}).
+   * Upper bound of one backoff delay, in milliseconds (at most 2^31 − 1, the longest timer delay).
    * @default 4000
    */
   maxDelayMs: number;

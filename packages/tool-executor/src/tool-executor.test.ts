@@ -6,12 +6,12 @@ import { RunContextStore, type ReinsEvent, type ToolCallEvent } from "@reins/cor
 import { z } from "zod";
 import { never, settleWithFakeTimers } from "./__fixtures__/fake-time";
 import {
-  BulkheadRejectedError,
+  BulkheadFullError,
   CallLimitExceededError,
   CircuitOpenError,
   DuplicateCallError,
   InMemoryToolResultStore,
-  RunStoppedError,
+  StoppedRunCallError,
   ToolExecutionError,
   ToolExecutor,
   ToolExecutorOptionsError,
@@ -615,7 +615,7 @@ describe("ToolExecutor", () => {
       expect(await first).toBe("first done");
       expect(blocking.calls).toEqual(["a"]);
       expect(toolCalls().map((event) => event.outcome).sort()).toEqual(["rejected", "success"]);
-      expect(BulkheadRejectedError.isInstance(toolCalls().find((event) => event.outcome === "rejected")?.error)).toBe(true);
+      expect(BulkheadFullError.isInstance(toolCalls().find((event) => event.outcome === "rejected")?.error)).toBe(true);
     });
   });
 
@@ -739,7 +739,7 @@ describe("ToolExecutor", () => {
     });
 
     describe("when the run's loop controller has decided to stop", () => {
-      it("does not call the tool, answers a short stop note and reports rejected with a RunStoppedError", async () => {
+      it("does not call the tool, answers a short stop note and reports rejected with a StoppedRunCallError", async () => {
         const { toolCalls, options } = recorder();
         const store = new RunContextStore();
         const context = store.start("run-1");
@@ -755,7 +755,7 @@ describe("ToolExecutor", () => {
         expect(toolCalls()).toHaveLength(1);
         expect(toolCalls()[0]).toMatchObject({ toolName: "search", outcome: "rejected", runId: "run-1" });
         const error = toolCalls()[0].error;
-        expect(RunStoppedError.isInstance(error)).toBe(true);
+        expect(StoppedRunCallError.isInstance(error)).toBe(true);
         expect(error).toMatchObject({ toolName: "search", stopReason: "repeat", runId: "run-1" });
       });
 

@@ -1,12 +1,12 @@
 import type { CallbackManagerForToolRun } from "@langchain/core/callbacks/manager";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface, ToolInterface } from "@langchain/core/tools";
-import { emitEvent, wantsContent, type CircuitState, type ReinsEvent } from "@reins/core";
+import { emitEvent, isRecord, wantsContent, type CircuitState, type ReinsEvent } from "@reins/core";
 import { directFuncOf } from "./call-original";
 import { checkCallCap, checkIdempotency, gateSideEffectCall, withIdempotencyClaim } from "./call-guards";
 import { createAttemptTimeout, createToolBreaker, createToolBulkhead, toCircuitState } from "./cockatiel-policies";
-import { RunStoppedError, ToolExecutorOptionsError, ToolValidationError } from "./errors";
-import { isRecord, type CallFacts, type CallResult, type ExecutorContext, type ToolState, type WrappedTool } from "./executor-context";
+import { StoppedRunCallError, ToolExecutorOptionsError, ToolValidationError } from "./errors";
+import { type CallFacts, type CallResult, type ExecutorContext, type ToolState, type WrappedTool } from "./executor-context";
 import { defaultFormatObservation, ensureReadableObservation } from "./format-observation";
 import { MODEL_MESSAGES } from "./messages";
 import { toError } from "./normalize-error";
@@ -37,7 +37,7 @@ let executorCount = 0;
  * timeout(call)))))) → cache store, the order of Polly/cockatiel resilience pipelines, using
  * cockatiel policies. Once the run's loop controller has set
  * `RunContext.loop.stop`, tools are no longer called: the model gets a short note that the task is
- * being stopped (outcome `rejected`, a `RunStoppedError`).
+ * being stopped (outcome `rejected`, a `StoppedRunCallError`).
  * Every outcome is a non-empty observation string for the model, neutralised with the agent's
  * labels and the wrapped tools' names (`UntrustedObservationGuard`); operators get typed errors in
  * the `tool_call` event and the logger. A wrapped tool never throws for a tool failure.
@@ -320,6 +320,6 @@ export class ToolExecutor {
 function refusedByStop(state: ToolState, run: RunHandle): CallResult | undefined {
   const stop = run.context?.loop.stop;
   if (stop === undefined) return undefined;
-  const error = new RunStoppedError({ toolName: state.name, stopReason: stop.reason, runId: run.runId });
+  const error = new StoppedRunCallError({ toolName: state.name, stopReason: stop.reason, runId: run.runId });
   return { observation: MODEL_MESSAGES.runStopping(state.name), outcome: "rejected", error };
 }

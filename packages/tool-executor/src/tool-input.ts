@@ -1,3 +1,4 @@
+import { isRecord } from "@reins/core";
 import {
   extendInteropZodObject,
   interopSafeParseAsync,
@@ -44,10 +45,6 @@ export interface PreparedToolInput {
 export interface RejectedToolInput {
   readonly issues: ToolInputIssue[];
   readonly observation: string;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** `{"input": "…", "confirm": "<token>"}` written as the text of a string-input side-effect tool. */

@@ -1,4 +1,5 @@
-import { DEFAULT_RETRY_OPTIONS, MAX_TIMER_MS, ToolExecutorOptionsError, mergeToolPolicies, resolveToolExecutorOptions, resolveToolPolicy } from "./index";
+import { DEFAULT_RETRY_OPTIONS, ToolExecutorOptionsError, resolveToolExecutorOptions } from "./index";
+import { MAX_TIMER_MS, mergeToolPolicies, resolveToolPolicy } from "./tool-policy";
 
 function fieldOf(action: () => unknown): string | undefined {
   try {

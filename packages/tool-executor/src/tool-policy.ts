@@ -54,7 +54,7 @@ export interface ToolPolicy {
   /**
    * Deadline of one attempt, in milliseconds. The tool gets an `AbortSignal` (`config.signal`)
    * that aborts at the deadline; the call is abandoned then even if the tool ignores it.
-   * At most {@link MAX_TIMER_MS}; `Infinity` means no per-attempt deadline (`deadlineMs` and the
+   * At most 2^31 − 1 ms (the longest timer delay); `Infinity` means no per-attempt deadline (`deadlineMs` and the
    * run's time budget still apply).
    * @default 30000
    */
@@ -63,7 +63,7 @@ export interface ToolPolicy {
    * Deadline of the whole call, in milliseconds: every attempt, every backoff delay and the wait
    * for an abandoned attempt together (Polly's outer timeout). When the run has a time budget
    * (`RunContext.deadlineAtMs`, set by `LoopControlHandler`'s `maxDurationMs`), the call also
-   * ends when the run's time is up. At most {@link MAX_TIMER_MS}; `Infinity` leaves only the run's
+   * ends when the run's time is up. At most 2^31 − 1 ms (the longest timer delay); `Infinity` leaves only the run's
    * budget.
    * @default 30000
    */

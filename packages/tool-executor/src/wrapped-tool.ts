@@ -1,9 +1,10 @@
+import { isRecord } from "@reins/core";
 import { CallbackManager, parseCallbackConfigArg, type CallbackManagerForToolRun } from "@langchain/core/callbacks/manager";
 import { ToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { StructuredTool, Tool, type StructuredToolInterface } from "@langchain/core/tools";
 import { isSimpleStringZodSchema } from "@langchain/core/utils/types";
-import { isRecord, type CallResult, type ExecutorContext, type ToolState, type WrappedTool } from "./executor-context";
+import { type CallResult, type ExecutorContext, type ToolState, type WrappedTool } from "./executor-context";
 import { MODEL_MESSAGES } from "./messages";
 import { toError } from "./normalize-error";
 import { previewText } from "./tool-input";

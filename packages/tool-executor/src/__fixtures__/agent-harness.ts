@@ -3,7 +3,8 @@ import type { AgentStep } from "@langchain/core/agents";
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { PromptTemplate } from "@langchain/core/prompts";
 import type { StructuredToolInterface, ToolInterface } from "@langchain/core/tools";
-import { REACT_PROMPT_TEMPLATE, ScriptedChatModel, type ScriptedReply } from "./scripted-chat-model";
+import { REACT_PROMPT_TEMPLATE } from "@reins/core";
+import { ScriptedChatModel, type ScriptedReply } from "@reins/testing";
 
 /** Which `AgentExecutor` loop runs the agent (`streamEvents` drives the `stream()` loop under an event handler). */
 export type ExecutorPath = "invoke" | "stream" | "streamEvents";

@@ -1,4 +1,4 @@
-import { DEFAULT_REACT_LABELS, type ReActLabel, type ReActLabelSet } from "@reins/core";
+import { DEFAULT_REACT_LABELS, createOptionChecks, type OptionChecks, type OptionFail, type ReActLabel, type ReActLabelSet } from "@reins/core";
 import type { ReinsEventListener, ReinsEventRecorder } from "@reins/core";
 import type { CleanedObservation } from "./clean-observation";
 import { ObservationCleanerOptionsError } from "./errors";
@@ -153,9 +153,11 @@ export interface ObservationCleanerOptions extends Partial<CleanObservationOptio
 
 const STYLES: readonly ObservationStyle[] = ["text", "json"];
 
-function fail(field: string, value: unknown, reason: string): never {
+const check: OptionChecks = createOptionChecks((field, value, reason) => {
   throw new ObservationCleanerOptionsError({ field, value, reason });
-}
+});
+const fail: OptionFail = check.fail;
+const checkBoolean = check.boolean;
 
 function checkPatterns(field: string, value: unknown): readonly string[] {
   if (!Array.isArray(value)) fail(field, value, "expected an array of field path patterns");
@@ -165,11 +167,6 @@ function checkPatterns(field: string, value: unknown): readonly string[] {
     }
   }
   return Object.freeze([...(value as string[])]);
-}
-
-function checkBoolean(field: string, value: unknown): boolean {
-  if (typeof value !== "boolean") fail(field, value, "expected true or false");
-  return value;
 }
 
 function checkLabels(field: string, value: unknown): ReActLabelSet {

@@ -1,0 +1,120 @@
+import { isRecord, resolveLoopFinishOptions, RunContextStore, type LoopFinishOptions, type ReinsEventListener, type ReinsEventRecorder } from "@reins/core";
+import { LoopControlHandler, type LoopControlOptions } from "@reins/loop-control";
+import { ObservationCleaner, type ObservationCleanerOptions } from "@reins/observation-cleaner";
+import { ToolExecutor, type ToolExecutorOptions } from "@reins/tool-executor";
+import { ReinsMiddlewareOptionsError } from "./errors";
+import type { ToolCallRepairOptions } from "./tool-call-repair";
+
+/** Loop-control options the middleware uses (`mode` and `runContext` are the middleware's own). */
+export type ReinsMiddlewareLoopControlOptions = Omit<LoopControlOptions, "runContext" | "mode" | "audit">;
+
+/** Options of `createReinsMiddleware`: one per Reins piece, as in `createReactAgent`. */
+export interface ReinsMiddlewareOptions {
+  /**
+   * Tool policies (timeout with the tool's AbortSignal, retries, circuit breaker, fallback,
+   * validation, cache, dry run and approval, call caps, result checks, bulkhead): options for a new
+   * `ToolExecutor` (the middleware adds `runContext`, `metrics`, `onEvent` and the observation
+   * cleaner as `formatObservation` unless given), or a `ToolExecutor` you built (give it the
+   * middleware's `runContext` for per-run limits and loop notes). `false` runs tools unwrapped.
+   * @default {} (`DEFAULT_TOOL_POLICY`: 30 s timeout, retries of retryable failures, circuit breaker)
+   */
+  toolExecutor?: ToolExecutorOptions | ToolExecutor | false;
+  /**
+   * Observation cleaning and neutralisation: options for a new `ObservationCleaner`, or one you
+   * built. `false` leaves results as the ToolExecutor's default formatter writes them (error
+   * texts are then not neutralised either).
+   * @default {}
+   */
+  observation?: ObservationCleanerOptions | ObservationCleaner | false;
+  /**
+   * Loop control: `LoopControlOptions` (detectors, budgets, prices, notes), or a
+   * `LoopControlHandler` whose options are used. `mode` is always a graceful finish here. `maxSteps`
+   * counts model calls. `false` turns detection and budgets off (run and tool metrics are still
+   * recorded).
+   * @default {} (repeat, cycle and stall detection; 15 model calls; 10 minutes)
+   */
+  loopControl?: ReinsMiddlewareLoopControlOptions | LoopControlHandler | false;
+  /**
+   * How the final `AIMessage` of a stopped run is written (escape-hatch line, findings listed).
+   * @default DEFAULT_LOOP_FINISH_OPTIONS of `@reins/core`
+   */
+  loopFinish?: LoopFinishOptions;
+  /**
+   * Tool-call repair (names and arguments) before a call runs. `false` turns it off.
+   * @default {} (`DEFAULT_TOOL_CALL_REPAIR_OPTIONS`)
+   */
+  repair?: ToolCallRepairOptions | false;
+  /**
+   * Receives every event of every piece: pass `createAgentMetrics()` from `@reins/metrics`.
+   * @default undefined
+   */
+  metrics?: ReinsEventRecorder;
+  /** Listener for every event of every piece. @default undefined */
+  onEvent?: ReinsEventListener;
+  /**
+   * The per-run state shared by the wrapped tools and the middleware.
+   * @default a new `RunContextStore`
+   */
+  runContext?: RunContextStore;
+  /**
+   * Most runs tracked at once; the oldest run's state is dropped beyond it (a run that threw
+   * never reaches `afterAgent`).
+   * @default 10000
+   */
+  maxActiveRuns?: number;
+}
+
+/** Defaults of {@link ReinsMiddlewareOptions}. */
+export const DEFAULT_REINS_MIDDLEWARE_OPTIONS = Object.freeze({
+  toolExecutor: Object.freeze({}) as ToolExecutorOptions,
+  observation: Object.freeze({}) as ObservationCleanerOptions,
+  loopControl: Object.freeze({}) as ReinsMiddlewareLoopControlOptions,
+  repair: Object.freeze({}) as ToolCallRepairOptions,
+  maxActiveRuns: 10_000,
+});
+
+function checkPieceOption(field: string, value: unknown, instanceOf?: abstract new (...args: never[]) => unknown): void {
+  if (value === undefined || value === false) return;
+  if (instanceOf !== undefined && value instanceof instanceOf) return;
+  if (!isRecord(value)) {
+    throw new ReinsMiddlewareOptionsError({ field, reason: `must be an options object${instanceOf ? ", an instance" : ""} or false` });
+  }
+}
+
+/**
+ * Checks the middleware's own options (each piece checks its own options when it is built).
+ *
+ * @returns `maxActiveRuns`, default applied
+ * @throws {ReinsMiddlewareOptionsError} when an option is invalid (names the field)
+ */
+export function checkReinsMiddlewareOptions(options: ReinsMiddlewareOptions): number {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) throw new ReinsMiddlewareOptionsError({ field: "options", reason: "must be an object" });
+  checkPieceOption("toolExecutor", options.toolExecutor, ToolExecutor);
+  checkPieceOption("observation", options.observation, ObservationCleaner);
+  checkPieceOption("loopControl", options.loopControl, LoopControlHandler);
+  checkPieceOption("repair", options.repair);
+  if (options.loopFinish !== undefined && !isRecord(options.loopFinish)) {
+    throw new ReinsMiddlewareOptionsError({ field: "loopFinish", reason: "must be an options object" });
+  }
+  for (const [field, value] of Object.entries(options.loopFinish ?? {})) {
+    try {
+      resolveLoopFinishOptions({ [field]: value });
+    } catch (cause) {
+      throw new ReinsMiddlewareOptionsError({ field: `loopFinish.${field}`, reason: cause instanceof Error ? cause.message : String(cause), cause });
+    }
+  }
+  if (options.metrics !== undefined && typeof options.metrics?.record !== "function") {
+    throw new ReinsMiddlewareOptionsError({ field: "metrics", reason: "must have a record(event) method (e.g. createAgentMetrics())" });
+  }
+  if (options.onEvent !== undefined && typeof options.onEvent !== "function") {
+    throw new ReinsMiddlewareOptionsError({ field: "onEvent", reason: "must be a function" });
+  }
+  if (options.runContext !== undefined && !(options.runContext instanceof RunContextStore)) {
+    throw new ReinsMiddlewareOptionsError({ field: "runContext", reason: "must be a RunContextStore" });
+  }
+  const maxActiveRuns = options.maxActiveRuns ?? DEFAULT_REINS_MIDDLEWARE_OPTIONS.maxActiveRuns;
+  if (!Number.isInteger(maxActiveRuns) || maxActiveRuns < 1) {
+    throw new ReinsMiddlewareOptionsError({ field: "maxActiveRuns", reason: "must be a positive integer" });
+  }
+  return maxActiveRuns;
+}

@@ -1,0 +1,73 @@
+import { createOptionChecks, type OptionChecks } from "@reins/core";
+import { RedisStoreOptionsError, type RedisStoreOperationError } from "./errors";
+
+/**
+ * The part of an ioredis client the store uses (`Redis` or `Cluster` from `ioredis`). A client the
+ * app passes in stays the app's: `RedisResultStore.close` does not quit it.
+ */
+export interface RedisClientLike {
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, mode: "PX", ttlMs: number): Promise<unknown>;
+  del(key: string): Promise<number>;
+  quit?(): Promise<unknown>;
+}
+
+/** Options of `RedisResultStore`. */
+export interface RedisResultStoreOptions {
+  /** A client the app owns (ioredis `Redis` or `Cluster`). @default a new `Redis` on `url` */
+  client?: RedisClientLike;
+  /**
+   * Redis URL of the client the store creates when no `client` is given (it is created with
+   * `lazyConnect`, `enableOfflineQueue: false` and `maxRetriesPerRequest: 0`, so a command fails at
+   * once while Redis is down instead of queueing).
+   * @default "redis://127.0.0.1:6379"
+   */
+  url?: string;
+  /**
+   * Prefix of every key, so several apps or environments share one Redis.
+   * @default "reins:tool:"
+   */
+  keyPrefix?: string;
+  /**
+   * Longest wait for one Redis operation, in milliseconds. A slower one counts as failed: `get`
+   * answers a miss, `set` is dropped, and the tool call goes on as if uncached.
+   * @default 250
+   */
+  operationTimeoutMs?: number;
+  /**
+   * Called with every failed operation, before it is thrown (the failures are also counted in
+   * `RedisResultStore.failures`; the ToolExecutor logs them and emits `tool_cache_error`).
+   * @default undefined
+   */
+  onError?: (error: RedisStoreOperationError) => void;
+}
+
+/** Defaults of {@link RedisResultStoreOptions}. */
+export const DEFAULT_REDIS_RESULT_STORE_OPTIONS = Object.freeze({
+  url: "redis://127.0.0.1:6379",
+  keyPrefix: "reins:tool:",
+  operationTimeoutMs: 250,
+});
+
+const check: OptionChecks = createOptionChecks((field, value, reason) => {
+  throw new RedisStoreOptionsError({ field, value, reason });
+});
+
+/**
+ * Checks `options` and fills the defaults of the fields the store reads directly.
+ *
+ * @returns `keyPrefix` and `operationTimeoutMs`, defaults applied
+ * @throws {RedisStoreOptionsError} when an option is invalid (names the field)
+ */
+export function resolveRedisResultStoreOptions(options: RedisResultStoreOptions): { keyPrefix: string; operationTimeoutMs: number } {
+  const { keyPrefix = DEFAULT_REDIS_RESULT_STORE_OPTIONS.keyPrefix, operationTimeoutMs = DEFAULT_REDIS_RESULT_STORE_OPTIONS.operationTimeoutMs } = options;
+  if (typeof keyPrefix !== "string") check.fail("keyPrefix", keyPrefix, "must be a string");
+  if (typeof operationTimeoutMs !== "number" || !Number.isFinite(operationTimeoutMs) || operationTimeoutMs <= 0) {
+    check.fail("operationTimeoutMs", operationTimeoutMs, "must be a finite number > 0");
+  }
+  if (options.client !== undefined && (typeof options.client !== "object" || options.client === null || typeof options.client.get !== "function")) {
+    check.fail("client", "(client)", "must be an ioredis client (get, set, del)");
+  }
+  check.optionalFunction("onError", options.onError);
+  return { keyPrefix, operationTimeoutMs };
+}
