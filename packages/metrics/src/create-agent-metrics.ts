@@ -456,6 +456,9 @@ function buildAgentMetrics(options: ResolvedAgentMetricsOptions): AgentMetrics {
         if (durationMs !== undefined) toolDurationSeconds.observe({ tool }, durationMs / 1000);
         return;
       }
+      case "tool_start":
+        // A call in progress: its duration and outcome are counted at its `tool_call` event.
+        return;
       case "tool_retry":
         toolRetriesTotal.inc({ tool: toolLabel(event.toolName) });
         return;
