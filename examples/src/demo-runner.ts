@@ -28,6 +28,7 @@ import {
 import { formatCounterTable } from "./demo-summary";
 import { createReactPrompt } from "./react-prompt";
 import { startReplayServer, type ReplayServer } from "./replay-server";
+import { ToolProgress } from "./tool-progress";
 
 /** A live OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, llama.cpp). */
 export interface LiveModelOptions {
@@ -187,12 +188,15 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
       forecastService.script([]);
       scenario.setUp?.(world.environment);
       let refusedCalls = 0;
+      // A call running longer than 5 s gets a `  … tool running N s` line every 5 s.
+      const progress = new ToolProgress({ write });
       const agent = await createReactAgent({
         llm,
         tools: world.tools,
         prompt: createReactPrompt(),
         metrics,
         onEvent: (event) => {
+          progress.record(event);
           if (event.type === "tool_call" && event.outcome === "rejected" && StoppedRunCallError.isInstance(event.error)) refusedCalls += 1;
         },
         toolExecutor: { policies: demoToolPolicies(resultStore) },
@@ -232,6 +236,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
           error: error instanceof Error ? error : new Error(String(error)),
         };
       }
+      progress.stop();
       const durationMs = Date.now() - startedAt;
       const unusedReplies = replayServer?.clearQueue() ?? 0;
       const failures = live === undefined ? scenario.check(outcome, world.environment) : [];

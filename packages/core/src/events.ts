@@ -87,6 +87,21 @@ export interface ParserErrorEvent {
   readonly llmOutput?: string;
 }
 
+/**
+ * A tool call started (emitted by the ToolExecutor before validation, once per call, not per
+ * attempt). Its `tool_call` event follows when it settles, with the same `callId`. A sink that
+ * shows calls as they run (a progress line, `reins-trace --follow`) uses it; the metrics ignore it.
+ */
+export interface ToolStartEvent {
+  readonly type: "tool_start";
+  readonly toolName: string;
+  /** Pairs this start with the call's `tool_call` event; unique within one ToolExecutor. */
+  readonly callId: string;
+  readonly runId?: string;
+  /** The input as the model gave it. Content: set only when a target asks for it. */
+  readonly toolInput?: unknown;
+}
+
 /** One tool call settled. */
 export interface ToolCallEvent {
   readonly type: "tool_call";
@@ -104,6 +119,8 @@ export interface ToolCallEvent {
   readonly toolInput?: unknown;
   /** The observation the model got back. Content: set only when a target asks for it. */
   readonly observation?: string;
+  /** The `callId` of the call's {@link ToolStartEvent}, when its emitter sent one. */
+  readonly callId?: string;
 }
 
 /** A tool call is being retried. */
@@ -216,6 +233,7 @@ export interface LoopDetectionEvent {
 export type ReinsEvent =
   | ParserRepairEvent
   | ParserErrorEvent
+  | ToolStartEvent
   | ToolCallEvent
   | ToolRetryEvent
   | ToolCacheErrorEvent

@@ -28,6 +28,7 @@ export {
   type StopReason,
   type TokenUsageEvent,
   type ToolCallEvent,
+  type ToolStartEvent,
   type ToolCallOutcome,
   type ToolRetryEvent,
   type ToolCacheErrorEvent,

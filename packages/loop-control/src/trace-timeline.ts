@@ -95,7 +95,8 @@ export function readAuditTrail(text: string): AuditTrail {
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
-function printable(text: string): string {
+/** The text with control characters shown as `\uXXXX` (no terminal escape sequence gets through). */
+export function printable(text: string): string {
   return text.replace(CONTROL, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
@@ -145,6 +146,31 @@ function detectionOf(step: LoopAuditRecord): string | undefined {
 const MAX_TEXT_THOUGHT_CHARS = 240;
 
 /**
+ * One step of the text timeline: its line (offset from the run's start, action, outcome, timings)
+ * and the indented lines under it (repairs, loop warnings, thought cut to 240 characters, stop).
+ * `reins-trace --follow` prints these as each record is written.
+ *
+ * @param step - an audit record
+ * @param runStartMs - the start of the run's first step, in epoch milliseconds
+ */
+export function stepLinesText(step: LoopAuditRecord, runStartMs: number): string[] {
+  const out: string[] = [];
+  const offset = `+${((Date.parse(step.startedAt) - runStartMs) / 1000).toFixed(2)}s`;
+  out.push(`  #${String(step.step).padEnd(3)} ${offset.padStart(8)}  ${printable(actionOf(step))}  → ${OUTCOME_WORDS[step.outcome]}${timingsOf(step).length > 0 ? `  (${timingsOf(step).join(", ")})` : ""}`);
+  if (step.repairs.length > 0) out.push(`        repairs: ${printable(step.repairs.join(", "))}`);
+  const detection = detectionOf(step);
+  if (detection !== undefined) out.push(`        ${detection}`);
+  if (step.thought.trim() !== "") {
+    const thought = step.thought.trim().replace(/\s+/g, " ");
+    const cut = thought.length > MAX_TEXT_THOUGHT_CHARS ? `${thought.slice(0, MAX_TEXT_THOUGHT_CHARS)}… [${thought.length - MAX_TEXT_THOUGHT_CHARS} more characters]` : thought;
+    out.push(`        thought: ${printable(cut)}`);
+  }
+  if (step.observationChars !== undefined) out.push(`        observation: ${step.observationChars} characters`);
+  if (step.stopReason !== undefined) out.push(`        ■ stop: ${step.stopReason}`);
+  return out;
+}
+
+/**
  * The trail as a plain-text timeline: per run a header (id, steps, duration, stop reason), then one
  * block per step (offset from the run's start, action, outcome, timings, repairs, loop warnings,
  * the thought cut to 240 characters with a marker), then the stop.
@@ -157,20 +183,7 @@ export function renderTimelineText(trail: AuditTrail): string {
   for (const run of trail.runs) {
     const start = Date.parse(run.steps[0].startedAt);
     out.push(`run ${printable(run.runId)} — ${run.steps.length} step${run.steps.length === 1 ? "" : "s"}, ${seconds(run.durationMs)}, stop: ${run.stopReason ?? "not recorded"}`);
-    for (const step of run.steps) {
-      const offset = `+${((Date.parse(step.startedAt) - start) / 1000).toFixed(2)}s`;
-      out.push(`  #${String(step.step).padEnd(3)} ${offset.padStart(8)}  ${printable(actionOf(step))}  → ${OUTCOME_WORDS[step.outcome]}${timingsOf(step).length > 0 ? `  (${timingsOf(step).join(", ")})` : ""}`);
-      if (step.repairs.length > 0) out.push(`        repairs: ${printable(step.repairs.join(", "))}`);
-      const detection = detectionOf(step);
-      if (detection !== undefined) out.push(`        ${detection}`);
-      if (step.thought.trim() !== "") {
-        const thought = step.thought.trim().replace(/\s+/g, " ");
-        const cut = thought.length > MAX_TEXT_THOUGHT_CHARS ? `${thought.slice(0, MAX_TEXT_THOUGHT_CHARS)}… [${thought.length - MAX_TEXT_THOUGHT_CHARS} more characters]` : thought;
-        out.push(`        thought: ${printable(cut)}`);
-      }
-      if (step.observationChars !== undefined) out.push(`        observation: ${step.observationChars} characters`);
-      if (step.stopReason !== undefined) out.push(`        ■ stop: ${step.stopReason}`);
-    }
+    for (const step of run.steps) out.push(...stepLinesText(step, start));
     out.push("");
   }
   if (trail.runs.length === 0) out.push("No audit records found.", "");

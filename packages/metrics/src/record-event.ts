@@ -53,6 +53,8 @@ export const EVENT_RECORDERS: EventRecorders = Object.freeze({
     const durationMs = nonNegative(event.durationMs);
     if (durationMs !== undefined) instruments.toolDurationSeconds.observe({ tool }, durationMs / 1000);
   },
+  // A call in progress: its duration and outcome are counted at its `tool_call` event.
+  tool_start: () => undefined,
   tool_retry: (event, { instruments, toolLabel }) => {
     instruments.toolRetriesTotal.inc({ tool: toolLabel(event.toolName) });
   },

@@ -264,6 +264,9 @@ export function createOtelRecorder(options: OtelRecorderOptions = {}): OtelRecor
         endRun(event.runId, run, endMs);
         return;
       }
+      case "tool_start":
+        // The execute_tool span is built at the call's `tool_call` event, which carries its duration.
+        return;
       case "tool_call":
         recordToolCall(event);
         return;

@@ -1090,8 +1090,40 @@ describe("ToolExecutor diagnostics", () => {
         logger: { warn: (message) => warnings.push(message) },
       }).wrap([new DynamicTool({ name: "t", description: "T.", func: async () => "ok" })]);
       await expect(wrapped.invoke("x")).resolves.toBe("ok");
-      expect(recorded).toMatchObject([{ type: "tool_call", toolName: "t", outcome: "success" }]);
-      expect(warnings).toEqual(["An event recorder or listener threw; the event was dropped for it."]);
+      // One tool_start before the call runs, then its tool_call, paired by callId.
+      expect(recorded).toMatchObject([
+        { type: "tool_start", toolName: "t", callId: "call-1" },
+        { type: "tool_call", toolName: "t", outcome: "success", callId: "call-1" },
+      ]);
+      expect(recorded[0]).not.toHaveProperty("toolInput");
+      expect(warnings).toEqual(Array(2).fill("An event recorder or listener threw; the event was dropped for it."));
+    });
+
+    it("emits tool_start once per call (not per attempt), with the input only when content is asked for", async () => {
+      const events: ReinsEvent[] = [];
+      let attempts = 0;
+      const [wrapped] = new ToolExecutor({
+        metrics: { record: (event) => events.push(event), captureContent: true },
+        defaults: { retry: { maxAttempts: 2, initialDelayMs: 0, maxDelayMs: 0 } },
+      }).wrap([
+        new DynamicTool({
+          name: "t",
+          description: "T.",
+          func: async () => {
+            attempts += 1;
+            if (attempts === 1) throw Object.assign(new Error("reset"), { code: "ECONNRESET" });
+            return "ok";
+          },
+        }),
+      ]);
+      await wrapped.invoke("first");
+      await wrapped.invoke("second");
+      const starts = events.filter((event) => event.type === "tool_start");
+      const ends = events.filter((event) => event.type === "tool_call");
+      expect(attempts).toBe(3);
+      expect(starts).toMatchObject([{ callId: "call-1", toolInput: "first" }, { callId: "call-2", toolInput: "second" }]);
+      expect(ends.map((event) => event.type === "tool_call" && event.callId)).toEqual(["call-1", "call-2"]);
+      expect(events.map((event) => event.type)).toEqual(["tool_start", "tool_retry", "tool_call", "tool_start", "tool_call"]);
     });
   });
 

@@ -65,6 +65,8 @@ export class ToolExecutor {
   private readonly states = new Map<string, ToolState>();
   private readonly runs: RunSlots;
   private warnedNoRun = false;
+  /** Numbers the calls, for the `callId` pairing `tool_start` with `tool_call`. */
+  private callCount = 0;
   private readonly warnedUncached = new Set<string>();
   /** Neutralises every observation with the agent's labels and the wrapped tools' names. */
   private readonly untrusted: UntrustedObservationGuard;
@@ -188,6 +190,10 @@ export class ToolExecutor {
   private async execute(state: ToolState, rawInput: unknown, runManager: CallbackManagerForToolRun | undefined, config: RunnableConfig): Promise<CallResult> {
     const startedAt = this.options.now();
     const run = this.runs.find(runManager, config);
+    this.callCount += 1;
+    const callId = `call-${this.callCount}`;
+    const wantsToolInput = wantsContent([this.options.metrics, this.options.onEvent]);
+    this.emit({ type: "tool_start", toolName: state.name, callId, runId: run.runId, ...(wantsToolInput ? { toolInput: rawInput } : {}) });
     let toolInput: unknown = rawInput;
     let result: CallResult;
     try {
@@ -207,8 +213,8 @@ export class ToolExecutor {
     const safe = this.untrusted.neutralize(result.observation);
     const observation = notes === undefined ? safe : `${safe}\n\n${this.untrusted.neutralize(notes)}`;
     const durationMs = Math.max(0, this.options.now() - startedAt);
-    const content = wantsContent([this.options.metrics, this.options.onEvent]) ? { toolInput, observation } : {};
-    this.emit({ type: "tool_call", toolName: state.name, outcome: result.outcome, durationMs, error: result.error, runId: run.runId, ...content });
+    const content = wantsToolInput ? { toolInput, observation } : {};
+    this.emit({ type: "tool_call", toolName: state.name, outcome: result.outcome, durationMs, error: result.error, runId: run.runId, callId, ...content });
     if (result.error !== undefined && result.outcome !== "dry_run") {
       this.log("warn", `Tool "${state.name}" call ended as ${result.outcome}: ${result.error.message}`, {
         toolName: state.name,
