@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 
 /**
@@ -15,8 +15,26 @@ import path from "node:path";
 /** The environment variable that turns a missing requirement into a failure. */
 export const REQUIRE_ALL_VARIABLE = "REINS_CI";
 
-/** The repository's root (this file is `packages/testing/src/requirements.ts`). */
-export const REPO_ROOT = path.resolve(__dirname, "../../..");
+/**
+ * The repository's root: three levels above this file (`packages/testing/src/requirements.ts`)
+ * under jest (CommonJS); under an ES module loader (tsx running the demo, which imports the test
+ * doubles from this package) there is no `__dirname`, so the root is found upward from the working
+ * directory by its package.json.
+ */
+function findRepoRoot(): string {
+  if (typeof __dirname === "string") return path.resolve(__dirname, "../../..");
+  let directory = process.cwd();
+  for (;;) {
+    const manifest = path.join(directory, "package.json");
+    if (existsSync(manifest) && /"name":\s*"reins-monorepo"/.test(readFileSync(manifest, "utf8"))) return directory;
+    const parent = path.dirname(directory);
+    if (parent === directory) return process.cwd();
+    directory = parent;
+  }
+}
+
+/** The repository's root. */
+export const REPO_ROOT = findRepoRoot();
 
 /** `../shared` beside the clone: the corpus, the fixtures and the trajectories. */
 export const SHARED_DIR = path.resolve(REPO_ROOT, "../shared");
