@@ -1,4 +1,5 @@
-export { LoopControlHandler, thoughtOf, type LoopRunSnapshot } from "./loop-control-handler";
+export { LoopControlHandler, type LoopRunSnapshot } from "./loop-control-handler";
+export { thoughtOf } from "./thought";
 export {
   DEFAULT_LOOP_CONTROL_OPTIONS,
   estimateTokensFromChars,

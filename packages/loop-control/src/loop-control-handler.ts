@@ -10,8 +10,6 @@ import {
   actionKey,
   emitEvent,
   fingerprintObservation,
-  matchReActLabel,
-  stableStringify,
   type LoopKind,
   type LoopStopDecision,
   type ReinsEvent,
@@ -20,14 +18,7 @@ import {
   type StopReason,
 } from "@reins/core";
 import type { LoopAuditOutcome, LoopAuditRecord } from "./audit";
-import {
-  countRepeats,
-  countStalledThoughts,
-  detectCycle,
-  intendedActionOf,
-  type CycleMatch,
-  type ThoughtRecord,
-} from "./detectors";
+import { intendedActionOf } from "./detectors";
 import {
   BudgetExceededError,
   LoopControlOptionsError,
@@ -38,7 +29,11 @@ import {
   type LoopStopReason,
   type RunEvictionReason,
 } from "./errors";
-import { EXCEPTION_TOOL_NAME, budgetNote, cycleNote, previewObservation, repeatNote, stallNote } from "./messages";
+import { detectLoop, type LoopDetection } from "./loop-detection";
+import { EXCEPTION_TOOL_NAME, budgetNote, renderLoopNote } from "./messages";
+import { costUsdOf, findModelPrice } from "./model-prices";
+import { thoughtOf } from "./thought";
+import { modelNameFrom, textOf, usageOfLlmResult } from "./token-usage";
 import {
   estimateTokensFromChars,
   resolveLoopControlOptions,
@@ -55,14 +50,6 @@ const EXECUTOR_STOPPED_OUTPUT = /^Agent stopped due to (iteration limit|max iter
 
 /** Run ids of evicted runs (and their chains) remembered so their late callbacks are ignored. */
 const MAX_REMEMBERED_EVICTED_IDS = 4096;
-
-interface LoopDetection {
-  readonly kind: LoopKind;
-  readonly level: "warn" | "stop";
-  readonly count: number;
-  readonly period?: number;
-  readonly note?: string;
-}
 
 interface StepState {
   readonly index: number;
@@ -140,50 +127,10 @@ export interface LoopRunSnapshot {
   readonly pendingNotes: readonly string[];
 }
 
-function textOf(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (value === null || value === undefined) return "";
-  if (typeof value === "object") {
-    const content = (value as { content?: unknown }).content;
-    if (typeof content === "string") return content;
-    if (Array.isArray(content)) {
-      return content
-        .map((part) => (typeof part === "string" ? part : typeof part?.text === "string" ? part.text : stableStringify(part)))
-        .join("");
-    }
-  }
-  return stableStringify(value);
-}
-
-/** The Thought text of a step: the action's log up to its first Action/Final Answer label. */
-export function thoughtOf(log: string): string {
-  const lines: string[] = [];
-  for (const line of log.split("\n")) {
-    const match = matchReActLabel(line);
-    if (match !== undefined && match.label !== "thought") break;
-    lines.push(match?.label === "thought" ? match.value : line);
-  }
-  return lines.join(" ").replace(/\s+/g, " ").trim();
-}
-
+/** Repairs a hand-built agent put on the action (`action.repairs`, string[]), for the audit. */
 function repairsOf(action: AgentAction): readonly string[] {
   const repairs = (action as AgentAction & { repairs?: unknown }).repairs;
   return Array.isArray(repairs) ? repairs.filter((repair): repair is string => typeof repair === "string") : [];
-}
-
-function modelNameFrom(...sources: unknown[]): string | undefined {
-  for (const source of sources) {
-    if (source === null || typeof source !== "object") continue;
-    const record = source as Record<string, unknown>;
-    for (const key of ["model", "model_name", "modelName", "ls_model_name"]) {
-      if (typeof record[key] === "string" && (record[key] as string).length > 0) return record[key] as string;
-    }
-  }
-  return undefined;
-}
-
-function numberOr(value: unknown, fallback = 0): number {
-  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : fallback;
 }
 
 /**
@@ -389,16 +336,15 @@ export class LoopControlHandler extends BaseCallbackHandler {
         state.lastLlmMs = now - llm.startedAtMs;
         this.emit({ type: "step_duration", runId: state.runId, phase: "llm", durationMs: state.lastLlmMs });
       }
-      const usage = this.usageOf(output, llm);
+      const usage = usageOfLlmResult(output, llm?.inputText, (text) => this.estimate(text));
       state.inputTokens += usage.inputTokens;
       state.outputTokens += usage.outputTokens;
       const responseModels = (output.generations ?? []).flatMap((generations) =>
         generations.map((generation) => (generation as { message?: { response_metadata?: unknown } }).message?.response_metadata),
       );
-      const price = this.priceOf([modelNameFrom(output.llmOutput), modelNameFrom(...responseModels), llm?.model]);
+      const price = findModelPrice(this.options.prices, [modelNameFrom(output.llmOutput), modelNameFrom(...responseModels), llm?.model]);
       if (price !== undefined) {
-        state.costUsd +=
-          (usage.inputTokens * price.inputUsdPerMillionTokens + usage.outputTokens * price.outputUsdPerMillionTokens) / 1e6;
+        state.costUsd += costUsdOf(usage, price);
       }
       this.emit({
         type: "token_usage",
@@ -697,41 +643,6 @@ export class LoopControlHandler extends BaseCallbackHandler {
     if (stopError !== undefined) throw stopError;
   }
 
-  private usageOf(
-    output: LLMResult,
-    llm: LlmRunState | undefined,
-  ): { inputTokens: number; outputTokens: number; estimated: boolean } {
-    // `tokenUsage` is the provider's count; `estimatedTokenUsage` is LangChain's own estimate.
-    for (const [key, estimated] of [["tokenUsage", false], ["estimatedTokenUsage", true]] as const) {
-      const reported = output.llmOutput?.[key] as { promptTokens?: unknown; completionTokens?: unknown } | undefined;
-      if (reported !== undefined && (numberOr(reported.promptTokens) > 0 || numberOr(reported.completionTokens) > 0)) {
-        return { inputTokens: numberOr(reported.promptTokens), outputTokens: numberOr(reported.completionTokens), estimated };
-      }
-    }
-    let inputTokens = 0;
-    let outputTokens = 0;
-    let measured = false;
-    const texts: string[] = [];
-    for (const generations of output.generations ?? []) {
-      const first = generations[0];
-      if (first === undefined) continue;
-      texts.push(first.text ?? "");
-      const usage = (first as { message?: { usage_metadata?: { input_tokens?: unknown; output_tokens?: unknown } } }).message
-        ?.usage_metadata;
-      if (usage !== undefined) {
-        measured = true;
-        inputTokens += numberOr(usage.input_tokens);
-        outputTokens += numberOr(usage.output_tokens);
-      }
-    }
-    if (measured) return { inputTokens, outputTokens, estimated: false };
-    return {
-      inputTokens: llm === undefined ? 0 : this.estimate(llm.inputText),
-      outputTokens: this.estimate(texts.join("\n")),
-      estimated: true,
-    };
-  }
-
   /**
    * Tokens of `text` by the `estimateTokens` option. A throw, or a result that is not a finite
    * number ≥ 0 (a Promise, NaN), is reported to `onError` and replaced by the characters ÷ 4
@@ -755,27 +666,6 @@ export class LoopControlHandler extends BaseCallbackHandler {
     );
     return estimateTokensFromChars(text);
   }
-
-  /**
-   * The price of the first model name with an entry: exact names first (the provider's reported
-   * name, then the requested one), then the longest table key a name starts with at a `-`, `:`,
-   * `@`, `/` or `.` boundary (`gpt-4o-mini` prices `gpt-4o-mini-2024-07-18`), then `"*"`.
-   */
-  private priceOf(models: ReadonlyArray<string | undefined>): ModelPrice | undefined {
-    const prices = this.options.prices;
-    const names = models.filter((model): model is string => model !== undefined && model.length > 0);
-    for (const name of names) if (Object.hasOwn(prices, name)) return prices[name];
-    for (const name of names) {
-      let best: string | undefined;
-      for (const key of Object.keys(prices)) {
-        if (key === "*" || !name.startsWith(key) || !/^[-:@/.]/.test(name.slice(key.length))) continue;
-        if (best === undefined || key.length > best.length) best = key;
-      }
-      if (best !== undefined) return prices[best];
-    }
-    return Object.hasOwn(prices, "*") ? prices["*"] : undefined;
-  }
-
 
   private addStep(state: RunState, action: AgentAction): StepState {
     const now = this.options.now();
@@ -809,7 +699,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
 
   /** Runs loop detectors and budgets for a new step; returns the error to throw, if any. */
   private decide(state: RunState, context: RunContext, step: StepState): RunStoppedError | undefined {
-    const detection = this.detectLoop(state, step);
+    const detection = detectLoop(state.steps.slice(0, -1), step, this.options);
     if (detection !== undefined) {
       step.detection = detection;
       this.emit({ type: "loop_detection", runId: state.runId, kind: detection.kind, level: detection.level });
@@ -826,7 +716,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
         const error = this.stop(state, context, step, makeError, true);
         if (error !== undefined) return error;
       } else if (detection.note !== undefined) {
-        this.addNote(state, context, detection.note);
+        this.addNote(state, context, renderLoopNote(detection.note));
       }
     }
     // Step budget: a step past the limit is refused; the step that reaches it is the last one.
@@ -847,71 +737,6 @@ export class LoopControlHandler extends BaseCallbackHandler {
       this.addNote(state, context, budgetNote("max_steps", String(maxSteps - stepNumber)));
     }
     return this.checkBudgets(state, context, step);
-  }
-
-  /**
-   * The most specific loop finding for a new action: a stop before a warning; a repeat inside a
-   * cycle of at least two full periods is reported as the cycle; stalls are checked last.
-   */
-  private detectLoop(state: RunState, step: StepState): LoopDetection | undefined {
-    if (!step.detected) return undefined;
-    const earlier = state.steps.slice(0, -1).filter((candidate) => candidate.detected);
-    const { repeat, cycle, stall } = this.options;
-    const sameObservation =
-      repeat !== false && (repeat.requireSameObservation || repeat.pollingTools.includes(step.toolName));
-    const cycleMatch = cycle === false ? undefined : detectCycle([...earlier, { key: step.key }], cycle, sameObservation);
-    const asCycle = (match: CycleMatch, level: "warn" | "stop"): LoopDetection => {
-      const count = Math.floor(match.repetitions);
-      const cycleTools = match.keys.map((key) => key.slice(0, Math.max(0, key.indexOf("\u0000"))));
-      return {
-        kind: "cycle",
-        level,
-        count,
-        period: match.period,
-        note: level === "warn" ? cycleNote({ toolName: step.toolName, count, cycleTools }) : undefined,
-      };
-    };
-    const cycleStops = cycle !== false && cycleMatch !== undefined && cycleMatch.repetitions >= cycle.stopRepetitions;
-    const multiStepCycle = cycleMatch !== undefined && cycleMatch.period > 1 ? cycleMatch : undefined;
-
-    if (repeat !== false) {
-      const { count, previous } = countRepeats(earlier, step.key, repeat);
-      if (count >= repeat.stopAt) {
-        return multiStepCycle !== undefined ? asCycle(multiStepCycle, "stop") : { kind: "repeat", level: "stop", count };
-      }
-      if (cycleStops && cycleMatch !== undefined) return asCycle(cycleMatch, "stop");
-      if (count >= repeat.warnAt) {
-        if (multiStepCycle !== undefined) return asCycle(multiStepCycle, "warn");
-        const previousObservation = (previous as StepState | undefined)?.observation;
-        return {
-          kind: "repeat",
-          level: "warn",
-          count,
-          note: repeatNote({
-            toolName: step.toolName,
-            count,
-            previousObservation:
-              previousObservation === undefined ? undefined : previewObservation(previousObservation, this.options.notePreviewChars),
-          }),
-        };
-      }
-    } else if (cycleStops && cycleMatch !== undefined) {
-      return asCycle(cycleMatch, "stop");
-    }
-    if (cycleMatch !== undefined) return asCycle(cycleMatch, "warn");
-
-    if (stall !== false && step.thoughtHash !== undefined) {
-      const thoughts: ThoughtRecord[] = [];
-      for (const candidate of earlier) {
-        if (candidate.thoughtHash !== undefined) {
-          thoughts.push({ hash: candidate.thoughtHash, novelObservation: candidate.novelObservation === true });
-        }
-      }
-      const count = countStalledThoughts(thoughts, step.thoughtHash, stall);
-      if (count >= stall.stopAt) return { kind: "stall", level: "stop", count };
-      if (count >= stall.warnAt) return { kind: "stall", level: "warn", count, note: stallNote({ toolName: step.toolName, count }) };
-    }
-    return undefined;
   }
 
   private budgetError(state: RunState, stopReason: BudgetStopReason, limit: number, used: number): BudgetExceededError {
