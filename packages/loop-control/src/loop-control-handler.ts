@@ -30,7 +30,8 @@ import {
   type RunEvictionReason,
 } from "./errors";
 import { detectLoop, type LoopDetection } from "./loop-detection";
-import { EXCEPTION_TOOL_NAME, budgetNote, renderLoopNote } from "./messages";
+import { EXCEPTION_TOOL_NAME, renderLoopNote } from "./messages";
+import { checkStepBudget, checkUsageBudgets, type BudgetDecision } from "./budgets";
 import { costUsdOf, findModelPrice } from "./model-prices";
 import { thoughtOf } from "./thought";
 import { modelNameFrom, textOf, usageOfLlmResult } from "./token-usage";
@@ -720,22 +721,13 @@ export class LoopControlHandler extends BaseCallbackHandler {
       }
     }
     // Step budget: a step past the limit is refused; the step that reaches it is the last one.
-    const stepNumber = state.steps.length;
-    const { maxSteps } = this.options;
-    if (context.loop.stop === undefined && stepNumber > maxSteps) {
-      return this.stop(state, context, step, () => this.budgetError(state, "max_steps", maxSteps, maxSteps), true);
+    const stepBudget = checkStepBudget(state.steps.length, this.options, state.budgetNotes);
+    if (stepBudget.stop !== undefined && context.loop.stop === undefined) {
+      const { reason, limit, used, refuseStep } = stepBudget.stop;
+      const error = this.stop(state, context, step, () => this.budgetError(state, reason, limit, used), refuseStep);
+      if (refuseStep) return error;
     }
-    if (context.loop.stop === undefined && stepNumber === maxSteps) {
-      this.stop(state, context, step, () => this.budgetError(state, "max_steps", maxSteps, stepNumber), false);
-    } else if (
-      stepNumber < maxSteps &&
-      this.options.budgetWarnRatio < 1 &&
-      stepNumber >= Math.ceil(maxSteps * this.options.budgetWarnRatio) &&
-      !state.budgetNotes.has("max_steps")
-    ) {
-      state.budgetNotes.add("max_steps");
-      this.addNote(state, context, budgetNote("max_steps", String(maxSteps - stepNumber)));
-    }
+    this.addBudgetNotes(state, context, stepBudget.notes);
     return this.checkBudgets(state, context, step);
   }
 
@@ -750,27 +742,20 @@ export class LoopControlHandler extends BaseCallbackHandler {
    */
   private checkBudgets(state: RunState, context: RunContext, refuseStep?: StepState): RunStoppedError | undefined {
     if (context.loop.stop !== undefined) return undefined;
-    const elapsedMs = this.options.now() - state.startedAtMs;
-    const tokens = state.inputTokens + state.outputTokens;
-    const { maxDurationMs, maxTokens, maxCostUsd, budgetWarnRatio } = this.options;
-    const checks: Array<[BudgetStopReason, number, number]> = [
-      ["time_budget", maxDurationMs, elapsedMs],
-      ["token_budget", maxTokens, tokens],
-      ["cost_budget", maxCostUsd, state.costUsd],
-    ];
-    for (const [reason, limit, used] of checks) {
-      if (!Number.isFinite(limit)) continue;
-      if (used >= limit) {
-        const step = refuseStep ?? state.steps[state.steps.length - 1];
-        return this.stop(state, context, step, () => this.budgetError(state, reason, limit, used), refuseStep !== undefined);
-      }
-      if (budgetWarnRatio < 1 && used >= limit * budgetWarnRatio && !state.budgetNotes.has(reason)) {
-        state.budgetNotes.add(reason);
-        const remaining = reason === "time_budget" ? `${Math.max(0, Math.round((limit - used) / 1000))} s` : "";
-        this.addNote(state, context, budgetNote(reason, remaining));
-      }
+    const usage = { elapsedMs: this.options.now() - state.startedAtMs, tokens: state.inputTokens + state.outputTokens, costUsd: state.costUsd };
+    const decision = checkUsageBudgets(usage, this.options, state.budgetNotes, refuseStep !== undefined);
+    this.addBudgetNotes(state, context, decision.notes);
+    if (decision.stop === undefined) return undefined;
+    const { reason, limit, used } = decision.stop;
+    const step = refuseStep ?? state.steps[state.steps.length - 1];
+    return this.stop(state, context, step, () => this.budgetError(state, reason, limit, used), refuseStep !== undefined);
+  }
+
+  private addBudgetNotes(state: RunState, context: RunContext, notes: BudgetDecision["notes"]): void {
+    for (const note of notes) {
+      state.budgetNotes.add(note.budget);
+      this.addNote(state, context, renderLoopNote(note));
     }
-    return undefined;
   }
 
   /**
