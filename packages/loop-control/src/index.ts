@@ -28,6 +28,7 @@ export type { LoopAuditOutcome, LoopAuditRecord, LoopAuditSink } from "./audit";
 export {
   EXCEPTION_TOOL_NAME,
   budgetNote,
+  renderLoopNote,
   cycleNote,
   previewObservation,
   repeatNote,
@@ -50,3 +51,13 @@ export {
   type RunEvictionReason,
   type RunStoppedErrorOptions,
 } from "./errors";
+export {
+  TrajectoryLoopControl,
+  type ActionVerdict,
+  type TrajectoryRun,
+  type TrajectoryStepRecord,
+} from "./trajectory-loop-control";
+export { detectLoop, type LoopDetection, type LoopDetectionOptions, type LoopNote, type LoopStepRecord } from "./loop-detection";
+export { checkStepBudget, checkUsageBudgets, type BudgetDecision, type BudgetOptions, type BudgetStop } from "./budgets";
+export { findModelPrice, costUsdOf } from "./model-prices";
+export { usageOfLlmResult, usageOfReply, type TokenUsage } from "./token-usage";

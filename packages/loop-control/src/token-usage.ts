@@ -88,10 +88,10 @@ export function usageOfLlmResult(output: LLMResult, inputText: string | undefine
  * else `estimate` over the prompt and reply text. An LLM (string reply) is always estimated.
  *
  * @param reply - the chat model's `AIMessage` (or `AIMessageChunk` concatenated), or an LLM's string
- * @param inputText - the prompt text (for the estimate)
+ * @param inputText - the prompt text, or a function building it (called only for an estimate)
  * @param estimate - tokens of a text (the `estimateTokens` option, already made safe)
  */
-export function usageOfReply(reply: unknown, inputText: string, estimate: (text: string) => number): TokenUsage {
+export function usageOfReply(reply: unknown, inputText: string | (() => string), estimate: (text: string) => number): TokenUsage {
   if (reply !== null && typeof reply === "object") {
     const message = reply as { usage_metadata?: UsageMetadataLike; response_metadata?: Record<string, unknown> };
     const usage = message.usage_metadata;
@@ -106,7 +106,8 @@ export function usageOfReply(reply: unknown, inputText: string, estimate: (text:
       if (input > 0 || output > 0) return { inputTokens: input, outputTokens: output, estimated: false };
     }
   }
-  return { inputTokens: estimate(inputText), outputTokens: estimate(textOf(reply)), estimated: true };
+  const prompt = typeof inputText === "function" ? inputText() : inputText;
+  return { inputTokens: estimate(prompt), outputTokens: estimate(textOf(reply)), estimated: true };
 }
 
 /** The model name a reply reports (`response_metadata.model_name` / `model`), if any. */
