@@ -128,10 +128,12 @@ export class TrajectoryLoopControl {
    * Takes in the steps completed since the last planning call (observations, timings, parse-error
    * steps the executor made), publishes a stop deferred to them, and checks the time budget.
    *
+   * @param outcomeOf - the failed/succeeded outcome of a step's call, when the caller knows it
+   *   (typed, from the tool wrapper): kept on the step for the audit and the graceful answer
    * @returns the run's stop decision when it must end now (return the graceful finish)
    */
-  beforePlan(run: TrajectoryRun, steps: readonly AgentStep[]): TrajectoryRun["stop"] {
-    for (let index = run.seen; index < steps.length; index += 1) this.takeStep(run, steps[index]);
+  beforePlan(run: TrajectoryRun, steps: readonly AgentStep[], outcomeOf?: (step: AgentStep) => boolean | undefined): TrajectoryRun["stop"] {
+    for (let index = run.seen; index < steps.length; index += 1) this.takeStep(run, steps[index], outcomeOf);
     run.seen = Math.max(run.seen, steps.length);
     if (run.deferredStop !== undefined) {
       run.stop ??= run.deferredStop;
@@ -284,7 +286,7 @@ export class TrajectoryLoopControl {
   }
 
   /** Takes in one completed step of the trajectory. */
-  private takeStep(run: TrajectoryRun, agentStep: AgentStep): void {
+  private takeStep(run: TrajectoryRun, agentStep: AgentStep, outcomeOf?: (step: AgentStep) => boolean | undefined): void {
     let step = run.steps.find((candidate) => candidate.action === agentStep.action);
     if (step === undefined) {
       // A step the agent did not choose: the executor's parse-error step (or a trajectory handed
@@ -294,6 +296,8 @@ export class TrajectoryLoopControl {
       this.decide(run, step, true);
     }
     if (step.observation !== undefined) return;
+    const failed = outcomeOf?.(agentStep);
+    if (failed !== undefined) step.failed = failed;
     const now = this.options.now();
     const observation = textOf(agentStep.observation);
     step.observation = observation;

@@ -204,6 +204,30 @@ describe("createReactAgent without callbacks", () => {
     });
   });
 
+  describe("when a stopped run lists its findings", () => {
+    it.each(PATHS)("knows each call's outcome as a typed fact, not by its wording (%s)", async (path) => {
+      // A result worded like a Reins failure stays a finding; a real failure is listed as one.
+      const mimic = new DynamicTool({ name: "mimic", description: "Canned text.", func: async () => 'Tool "slow" did not answer within 5 s.' });
+      const broken = new DynamicTool({
+        name: "broken",
+        description: "Always fails.",
+        func: async () => {
+          throw new Error("disk on fire");
+        },
+      });
+      const m = "Thought: m\nAction: mimic\nAction Input: x";
+      const b = "Thought: b\nAction: broken\nAction Input: y";
+      const llm = new ReplayChatModel({ outputs: [m, b, m, b, m, b, m] });
+      const agent = await createReactAgent({ llm, tools: [mimic, broken], prompt: REACT_PROMPT, toolExecutor: { defaults: { retry: false } } });
+      const result = readReinsAgentOutput(await runOn(new AgentExecutor({ agent, tools: agent.tools }), "q", path));
+      expect(result.stopReason).toBe("cycle");
+      const [found, failed] = result.output.split("What did not work:");
+      expect(found).toContain('- mimic(x): Tool "slow" did not answer within 5 s.');
+      expect(failed).toContain("- broken(y):");
+      expect(failed).not.toContain("mimic");
+    });
+  });
+
   describe("with toolExecutor: false", () => {
     it.each(PATHS)("still shows loop warnings to the model, written into the scratchpad by the agent (%s)", async (path) => {
       const repeat = "Thought: again\nAction: capital\nAction Input: France";

@@ -6,6 +6,7 @@ import { LoopControlHandler, TrajectoryLoopControl } from "@reins/loop-control";
 import { ObservationCleaner } from "@reins/observation-cleaner";
 import { HardenedReActOutputParser } from "@reins/react-output-parser";
 import { ToolExecutor } from "@reins/tool-executor";
+import { CallOutcomes } from "./call-outcomes";
 import { ReActExceptionTool } from "./exception-tool";
 import {
   DEFAULT_REACT_AGENT_OPTIONS,
@@ -95,6 +96,7 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
   }
 
   let toolExecutor: ToolExecutor | undefined;
+  let callOutcomes: CallOutcomes | undefined;
   let tools: StructuredToolInterface[];
   const originalTools = resolved.tools as StructuredToolInterface[];
   if (resolved.toolExecutor === false) {
@@ -106,6 +108,8 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
     } else {
       const listener = resolved.toolExecutor.onEvent ?? onEvent;
       const countingListener = counting(listener, "tool_call");
+      const outcomes = new CallOutcomes();
+      callOutcomes = outcomes;
       toolExecutor = new ToolExecutor({
         ...shared,
         runContext,
@@ -113,11 +117,13 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
         ...resolved.toolExecutor,
         onEvent: (event: ReinsEvent) => {
           recordRefusedCall(runContext, event);
+          outcomes.record(event);
           countingListener(event);
         },
       });
     }
     tools = toolExecutor.wrap(originalTools);
+    if (callOutcomes !== undefined) for (const tool of tools) callOutcomes.watch(tool);
   }
 
   let loopControl: LoopControlHandler | undefined;
@@ -149,6 +155,7 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
     runContext,
     streamRunnable: resolved.streamRunnable,
     handleParsingErrors: resolved.handleParsingErrors,
+    ...(callOutcomes !== undefined ? { callOutcomes } : {}),
     loopFinish: resolved.loopFinish,
     toolExecutor,
     observationCleaner,

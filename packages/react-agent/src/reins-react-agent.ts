@@ -11,6 +11,7 @@ import type { ObservationCleaner } from "@reins/observation-cleaner";
 import type { HardenedReActOutputParser } from "@reins/react-output-parser";
 import type { ToolExecutor } from "@reins/tool-executor";
 import type { ReinsAgentFinding } from "./agent-output";
+import type { CallOutcomes } from "./call-outcomes";
 import { ReactAgentToolsError } from "./errors";
 import { EXCEPTION_TOOL_NAME } from "./exception-tool";
 import type { ReactAgentInput } from "./react-agent-options";
@@ -46,6 +47,8 @@ export interface ReinsReactAgentFields {
   readonly wrappedToolCalls?: () => number;
   /** Tools with `returnDirect` (the run ends with their result). */
   readonly returnDirectTools?: ReadonlySet<string>;
+  /** Typed outcomes of the calls through the agent's ToolExecutor, when the agent built it. */
+  readonly callOutcomes?: CallOutcomes;
   /** See `CreateReactAgentOptions.handleParsingErrors`. @default true */
   readonly handleParsingErrors?: boolean | string | ((error: OutputParserException) => string);
 }
@@ -104,6 +107,7 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
   private readonly returnDirectTools: ReadonlySet<string>;
   private readonly toolNames: ReadonlySet<string>;
   private readonly handleParsingErrors: boolean | string | ((error: OutputParserException) => string);
+  private readonly callOutcomes: CallOutcomes | undefined;
   private toolsChecked = false;
   private warnedWithoutCallbacks = false;
 
@@ -126,6 +130,7 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
     this.wrappedToolCalls = fields.wrappedToolCalls;
     this.returnDirectTools = fields.returnDirectTools ?? new Set();
     this.handleParsingErrors = fields.handleParsingErrors ?? true;
+    this.callOutcomes = fields.callOutcomes;
     this.toolNames = new Set(fields.tools.map((tool) => tool.name).filter((name) => name !== EXCEPTION_TOOL_NAME));
   }
 
@@ -160,7 +165,8 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
     const loop = this.loop;
     const run = loop?.runOf(steps);
     if (loop !== undefined && run !== undefined) {
-      const stop = loop.beforePlan(run, steps);
+      const outcomes = this.callOutcomes;
+      const stop = loop.beforePlan(run, steps, outcomes === undefined ? undefined : (step) => outcomes.failedOf(step));
       if (stop !== undefined) return this.stopFinish(loop, run, stop, steps);
     }
     try {
