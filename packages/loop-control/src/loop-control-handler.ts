@@ -17,7 +17,8 @@ import {
   type RunStatus,
   type StopReason,
 } from "@reins/core";
-import type { LoopAuditOutcome, LoopAuditRecord } from "./audit";
+import type { LoopAuditRecord } from "./audit";
+import { finishAuditRecord, stepAuditRecord, writeAuditRecord } from "./step-audit";
 import { intendedActionOf } from "./detectors";
 import {
   BudgetExceededError,
@@ -475,17 +476,17 @@ export class LoopControlHandler extends BaseCallbackHandler {
         this.emit({ type: "step", runId: state.runId, step: "finish" });
       }
       state.finishStopReason = graceful ? (reason as StopReason) : executorStopped ? "max_steps" : "final_answer";
-      this.writeAudit({
-        type: "reins.loop_control.step",
-        runId: state.runId,
-        step: state.steps.length + 1,
-        startedAt: new Date(now).toISOString(),
-        durations: { ...(state.lastLlmMs !== undefined ? { llmMs: state.lastLlmMs } : {}), cycleMs },
-        thought: graceful || executorStopped || returnDirect ? "" : thoughtOf(finish.log ?? ""),
-        repairs: [],
-        outcome: "finish",
-        stopReason: state.finishStopReason,
-      });
+      this.writeAudit(
+        finishAuditRecord({
+          runId: state.runId,
+          step: state.steps.length + 1,
+          atMs: now,
+          ...(state.lastLlmMs !== undefined ? { llmMs: state.lastLlmMs } : {}),
+          cycleMs,
+          thought: graceful || executorStopped || returnDirect ? "" : thoughtOf(finish.log ?? ""),
+          stopReason: state.finishStopReason,
+        }),
+      );
       state.lastLlmMs = undefined;
     });
   }
@@ -843,46 +844,20 @@ export class LoopControlHandler extends BaseCallbackHandler {
     if (step.audited) return;
     step.audited = true;
     if (this.options.audit === undefined) return;
-    let outcome: LoopAuditOutcome = "observed";
-    if (step.refused || (step.detection?.level === "stop" && step.stopReason !== undefined)) outcome = "stopped";
-    else if (step.action.tool === EXCEPTION_TOOL_NAME) outcome = "parse_error";
-    else if (step.toolError) outcome = "tool_error";
-    else if (step.detection?.level === "warn") outcome = "warned";
-    this.writeAudit({
-      type: "reins.loop_control.step",
-      runId: state.runId,
-      step: step.index + 1,
-      startedAt: new Date(step.startedAtMs).toISOString(),
-      durations: {
-        ...(step.llmMs !== undefined ? { llmMs: step.llmMs } : {}),
-        ...(step.toolMs !== undefined ? { toolMs: step.toolMs } : {}),
-        cycleMs: step.cycleMs,
-      },
-      thought: step.thought,
-      tool: step.action.tool,
-      toolInput: step.action.toolInput,
-      ...(step.observationFingerprint !== undefined
-        ? { observationFingerprint: step.observationFingerprint, observationChars: step.observation?.length ?? 0 }
-        : {}),
-      repairs: step.repairs,
-      outcome,
-      ...(step.detection !== undefined
-        ? { detection: { kind: step.detection.kind, level: step.detection.level, count: step.detection.count } }
-        : {}),
-      ...(step.stopReason !== undefined ? { stopReason: step.stopReason } : {}),
-    });
+    this.writeAudit(
+      stepAuditRecord(state.runId, {
+        ...step,
+        tool: step.action.tool,
+        toolInput: step.action.toolInput,
+        refused: step.refused === true,
+        failed: step.toolError === true,
+        parseError: step.action.tool === EXCEPTION_TOOL_NAME,
+      }),
+    );
   }
 
   private writeAudit(record: LoopAuditRecord): void {
-    const audit = this.options.audit;
-    if (audit === undefined) return;
-    try {
-      const redacted = audit.redact === undefined ? record : audit.redact(record);
-      if (typeof audit.sink === "function") audit.sink(redacted);
-      else audit.sink.write(`${JSON.stringify(redacted)}\n`);
-    } catch (error) {
-      this.reportError(error);
-    }
+    writeAuditRecord(this.options.audit, record, (error) => this.reportError(error));
   }
 
   private endRun(state: RunState, status: RunStatus, stopReason: StopReason): void {

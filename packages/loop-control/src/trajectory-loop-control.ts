@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { AgentAction, AgentStep } from "@langchain/core/agents";
 import { actionKey, emitEvent, fingerprintObservation, type LoopStopDecision, type ReinsEvent, type RunStatus, type StopReason } from "@reins/core";
-import type { LoopAuditOutcome, LoopAuditRecord } from "./audit";
+import type { LoopAuditRecord } from "./audit";
+import { finishAuditRecord, stepAuditRecord, writeAuditRecord } from "./step-audit";
 import { checkStepBudget, checkUsageBudgets, type BudgetDecision, type BudgetStop } from "./budgets";
 import { intendedActionOf } from "./detectors";
 import { BudgetExceededError, LoopControlOptionsError, LoopStoppedError, type BudgetStopReason, type LoopStopReason, type RunStoppedError } from "./errors";
@@ -211,17 +212,17 @@ export class TrajectoryLoopControl {
       this.emit({ type: "step", runId: run.runId, step: "finish" });
     }
     for (const step of run.steps) this.audit(run, step);
-    this.writeAudit({
-      type: "reins.loop_control.step",
-      runId: run.runId,
-      step: run.steps.length + 1,
-      startedAt: new Date(now).toISOString(),
-      durations: { ...(run.lastLlmMs !== undefined ? { llmMs: run.lastLlmMs } : {}), cycleMs },
-      thought: modelTurn ? thoughtOf(log) : "",
-      repairs: [],
-      outcome: "finish",
-      stopReason,
-    });
+    this.writeAudit(
+      finishAuditRecord({
+        runId: run.runId,
+        step: run.steps.length + 1,
+        atMs: now,
+        ...(run.lastLlmMs !== undefined ? { llmMs: run.lastLlmMs } : {}),
+        cycleMs,
+        thought: modelTurn ? thoughtOf(log) : "",
+        stopReason,
+      }),
+    );
     this.endRun(run, answered ? "success" : "stopped", stopReason);
   }
 
@@ -440,44 +441,21 @@ export class TrajectoryLoopControl {
     if (this.audited.has(step) || (!refused && step.observation === undefined)) return;
     this.audited.add(step);
     if (this.options.audit === undefined) return;
-    let outcome: LoopAuditOutcome = "observed";
-    if (refused || (step.detection?.level === "stop" && step.stopReason !== undefined)) outcome = "stopped";
-    else if (step.action.tool === EXCEPTION_TOOL_NAME) outcome = "parse_error";
-    else if (step.failed === true) outcome = "tool_error";
-    else if (step.detection?.level === "warn") outcome = "warned";
-    this.writeAudit({
-      type: "reins.loop_control.step",
-      runId: run.runId,
-      step: step.index + 1,
-      startedAt: new Date(step.chosenAtMs).toISOString(),
-      durations: {
-        ...(step.llmMs !== undefined ? { llmMs: step.llmMs } : {}),
-        ...(step.toolMs !== undefined ? { toolMs: step.toolMs } : {}),
-        cycleMs: step.cycleMs,
-      },
-      thought: step.thought,
-      tool: step.action.tool,
-      toolInput: step.action.toolInput,
-      ...(step.observationFingerprint !== undefined
-        ? { observationFingerprint: step.observationFingerprint, observationChars: step.observation?.length ?? 0 }
-        : {}),
-      repairs: step.repairs,
-      outcome,
-      ...(step.detection !== undefined ? { detection: { kind: step.detection.kind, level: step.detection.level, count: step.detection.count } } : {}),
-      ...(step.stopReason !== undefined ? { stopReason: step.stopReason } : {}),
-    });
+    this.writeAudit(
+      stepAuditRecord(run.runId, {
+        ...step,
+        startedAtMs: step.chosenAtMs,
+        tool: step.action.tool,
+        toolInput: step.action.toolInput,
+        refused,
+        failed: step.failed === true,
+        parseError: step.action.tool === EXCEPTION_TOOL_NAME,
+      }),
+    );
   }
 
   private writeAudit(record: LoopAuditRecord): void {
-    const audit = this.options.audit;
-    if (audit === undefined) return;
-    try {
-      const redacted = audit.redact === undefined ? record : audit.redact(record);
-      if (typeof audit.sink === "function") audit.sink(redacted);
-      else audit.sink.write(`${JSON.stringify(redacted)}\n`);
-    } catch (error) {
-      this.reportError(error);
-    }
+    writeAuditRecord(this.options.audit, record, (error) => this.reportError(error));
   }
 
   private endRun(run: TrajectoryRun, status: RunStatus, stopReason: StopReason): void {
