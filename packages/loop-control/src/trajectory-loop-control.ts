@@ -402,7 +402,8 @@ export class TrajectoryLoopControl {
     step.stopReason = error.stopReason;
     run.stop ??= { reason: error.stopReason, message: error.message, error };
     if (!refuse) return undefined;
-    // The refused action never runs: it leaves the run's steps (it stays in the audit).
+    // The refused action never runs: it leaves the run's steps (it stays in the audit, in order).
+    for (const earlier of run.steps) if (earlier !== step) this.audit(run, earlier);
     this.audit(run, step, true);
     run.steps.splice(run.steps.indexOf(step), 1);
     return run.stop;
