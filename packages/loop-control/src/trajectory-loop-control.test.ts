@@ -5,8 +5,8 @@ import type { LoopAuditRecord } from "./audit";
 import { renderLoopNote } from "./messages";
 import { TrajectoryLoopControl } from "./trajectory-loop-control";
 
-function action(tool: string, toolInput: unknown, thought = `use ${tool}`): AgentAction {
-  return { tool, toolInput, log: `Thought: ${thought}\nAction: ${tool}\nAction Input: ${String(toolInput)}` };
+function action(tool: string, toolInput: string, thought = `use ${tool}`): AgentAction {
+  return { tool, toolInput, log: `Thought: ${thought}\nAction: ${tool}\nAction Input: ${toolInput}` };
 }
 
 describe("TrajectoryLoopControl", () => {
