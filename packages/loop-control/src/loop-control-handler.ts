@@ -28,12 +28,12 @@ import {
   RunStoppedError,
   type BudgetStopReason,
   type LoopStopReason,
-  type RunEvictionReason,
 } from "./errors";
 import { detectLoop, type LoopDetection } from "./loop-detection";
 import { EXCEPTION_TOOL_NAME, renderLoopNote } from "./messages";
 import { checkStepBudget, checkUsageBudgets, type BudgetDecision } from "./budgets";
 import { costUsdOf, findModelPrice } from "./model-prices";
+import { RunRegistry } from "./run-registry";
 import { thoughtOf } from "./thought";
 import { modelNameFrom, textOf, usageOfLlmResult } from "./token-usage";
 import {
@@ -50,8 +50,6 @@ const STOP_REASON_SET: ReadonlySet<string> = new Set<StopReason>(STOP_REASONS);
 /** AgentExecutor's own answer when it runs out of iterations (LangChain 0.3 and 1.x wordings). */
 const EXECUTOR_STOPPED_OUTPUT = /^Agent stopped due to (iteration limit|max iterations)/;
 
-/** Run ids of evicted runs (and their chains) remembered so their late callbacks are ignored. */
-const MAX_REMEMBERED_EVICTED_IDS = 4096;
 
 interface StepState {
   readonly index: number;
@@ -187,10 +185,8 @@ export class LoopControlHandler extends BaseCallbackHandler {
   /** The resolved options. */
   readonly options: ResolvedLoopControlOptions;
   private readonly store: RunContextStore;
-  /** Live runs, least recently active first (re-inserted on every callback). */
-  private readonly states = new Map<string, RunState>();
-  /** Ids of evicted runs and their chains, oldest first, at most MAX_REMEMBERED_EVICTED_IDS. */
-  private readonly evictedRunIds = new Set<string>();
+  /** Live runs, least recently active first, and the ids of evicted ones. */
+  private readonly runs: RunRegistry<RunState>;
 
   /**
    * @param options - see {@link LoopControlOptions}
@@ -202,6 +198,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
     super({ raiseError: true });
     this.options = resolveLoopControlOptions(options);
     this.store = this.options.runContext ?? new RunContextStore({ now: this.options.now });
+    this.runs = new RunRegistry(this.store, this.options.now);
   }
 
   /** The run-context store the handler registers runs in. */
@@ -211,7 +208,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
 
   /** Number of runs the handler is tracking (0 once every run has ended). */
   get activeRunCount(): number {
-    return this.states.size;
+    return this.runs.size;
   }
 
   /** LangChain copies handlers in some paths; the copy must share the per-run state. */
@@ -222,7 +219,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
   /** A view of a live run, found by any of its run ids; `undefined` once it ended. */
   snapshot(runId: string): LoopRunSnapshot | undefined {
     const context = this.store.contextOf(runId);
-    const state = context === undefined ? undefined : this.states.get(context.runId);
+    const state = context === undefined ? undefined : this.runs.get(context.runId);
     if (context === undefined || state === undefined) return undefined;
     return {
       runId: state.runId,
@@ -255,27 +252,30 @@ export class LoopControlHandler extends BaseCallbackHandler {
     parentRunIdOrRunName?: string,
   ): Promise<void> {
     this.guard(() => {
-      const parent = this.knownParent(runTypeOrParentRunId, parentRunIdOrRunName);
+      const parent = this.runs.knownParent(runTypeOrParentRunId, parentRunIdOrRunName);
       if (parent !== undefined) {
         this.store.link(runId, parent);
-        const found = this.stateOf(runId);
+        const found = this.runs.find(runId);
         found?.state.chainIds.add(runId);
         if (found !== undefined) this.publishDeferredStop(found.state, found.context);
         return;
       }
       // A late chain of a run that was evicted: not a new run.
-      if (this.evictedRunIds.has(runId)) return;
+      if (this.runs.wasEvicted(runId)) return;
       for (const candidate of [runTypeOrParentRunId, parentRunIdOrRunName]) {
-        if (candidate !== undefined && this.evictedRunIds.has(candidate)) {
-          this.rememberEvicted(runId);
+        if (candidate !== undefined && this.runs.wasEvicted(candidate)) {
+          this.runs.rememberEvicted(runId);
           return;
         }
       }
-      if (this.states.has(runId)) return;
+      if (this.runs.get(runId) !== undefined) return;
       const now = this.options.now();
-      this.evictStaleRuns(now);
+      this.runs.evictStale(now, this.options.runIdleTimeoutMs, this.options.maxActiveRuns, (state, reason, idleMs) => {
+        this.endRun(state, "error", "error");
+        this.reportError(new RunEvictedError({ runId: state.runId, reason, idleMs, steps: state.steps.length }));
+      });
       this.store.start(runId);
-      this.states.set(runId, {
+      this.runs.add({
         runId,
         startedAtMs: now,
         lastSeenAtMs: now,
@@ -328,7 +328,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
   /** Records the model call's duration and token usage, and checks the token and cost budgets. */
   override async handleLLMEnd(output: LLMResult, runId: string, _parentRunId?: string): Promise<void> {
     this.guard(() => {
-      const found = this.stateOf(runId);
+      const found = this.runs.find(runId);
       if (found === undefined) return;
       const { state, context } = found;
       const llm = state.llmRuns.get(runId);
@@ -362,7 +362,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
   /** Forgets a failed model call's timer. */
   override async handleLLMError(_error: unknown, runId: string, _parentRunId?: string): Promise<void> {
     this.guard(() => {
-      this.stateOf(runId)?.state.llmRuns.delete(runId);
+      this.runs.find(runId)?.state.llmRuns.delete(runId);
     });
   }
 
@@ -375,7 +375,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
   override async handleAgentAction(action: AgentAction, runId: string, _parentRunId?: string): Promise<void> {
     let stopError: RunStoppedError | undefined;
     this.guard(() => {
-      const found = this.stateOf(runId);
+      const found = this.runs.find(runId);
       if (found === undefined) return;
       const { state, context } = found;
       state.executorRunId ??= runId;
@@ -403,7 +403,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
     this.guard(() => {
       if (parentRunId === undefined || this.store.contextOf(parentRunId) === undefined) return;
       this.store.link(runId, parentRunId);
-      const found = this.stateOf(runId);
+      const found = this.runs.find(runId);
       if (found === undefined || parentRunId !== found.state.executorRunId) return;
       const toolName = (runName ?? (tool as { name?: unknown }).name ?? "").toString().toLowerCase();
       const open = found.state.steps.filter((step) => step.toolRunId === undefined && !step.refused);
@@ -418,7 +418,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
   /** Records the observation of a step (its fingerprint feeds the repeat detector and notes). */
   override async handleToolEnd(output: unknown, runId: string, _parentRunId?: string): Promise<void> {
     this.guard(() => {
-      const found = this.stateOf(runId);
+      const found = this.runs.find(runId);
       const step = found?.state.steps.find((candidate) => candidate.toolRunId === runId);
       if (found === undefined || step === undefined) return;
       const observation = this.withoutNotes(found.state, textOf(output));
@@ -437,7 +437,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
   /** Records a tool failure (AgentExecutor turns it into an observation). */
   override async handleToolError(_error: unknown, runId: string, _parentRunId?: string): Promise<void> {
     this.guard(() => {
-      const found = this.stateOf(runId);
+      const found = this.runs.find(runId);
       const step = found?.state.steps.find((candidate) => candidate.toolRunId === runId);
       if (found === undefined || step === undefined) return;
       step.toolError = true;
@@ -454,7 +454,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
    */
   override async handleAgentEnd(finish: AgentFinish, runId: string, _parentRunId?: string): Promise<void> {
     this.guard(() => {
-      const found = this.stateOf(runId);
+      const found = this.runs.find(runId);
       if (found === undefined) return;
       const { state } = found;
       this.flushAudit(state);
@@ -494,9 +494,9 @@ export class LoopControlHandler extends BaseCallbackHandler {
   /** Ends the run when its top-level chain ends: emits `run_end` and frees its state. */
   override async handleChainEnd(outputs: ChainValues, runId: string, _parentRunId?: string): Promise<void> {
     this.guard(() => {
-      const state = this.states.get(runId);
+      const state = this.runs.get(runId);
       if (state === undefined) {
-        this.evictedRunIds.delete(runId);
+        this.runs.forgetEvicted(runId);
         return;
       }
       const context = this.store.contextOf(runId);
@@ -523,9 +523,9 @@ export class LoopControlHandler extends BaseCallbackHandler {
   /** Ends the run when its top-level chain fails (including by this handler's own stop error). */
   override async handleChainError(error: unknown, runId: string, _parentRunId?: string): Promise<void> {
     this.guard(() => {
-      const state = this.states.get(runId);
+      const state = this.runs.get(runId);
       if (state === undefined) {
-        this.evictedRunIds.delete(runId);
+        this.runs.forgetEvicted(runId);
         return;
       }
       if (RunStoppedError.isInstance(error)) this.endRun(state, "stopped", error.stopReason);
@@ -564,55 +564,6 @@ export class LoopControlHandler extends BaseCallbackHandler {
     emitEvent(event, [this.options.metrics, this.options.onEvent], (error) => this.reportError(error));
   }
 
-  private knownParent(...candidates: Array<string | undefined>): string | undefined {
-    for (const candidate of candidates) {
-      if (typeof candidate === "string" && this.store.contextOf(candidate) !== undefined) return candidate;
-    }
-    return undefined;
-  }
-
-  /** The live run `runId` (any nested id) belongs to; marks it as active just now. */
-  private stateOf(runId: string): { state: RunState; context: RunContext } | undefined {
-    const context = this.store.contextOf(runId);
-    if (context === undefined) return undefined;
-    const state = this.states.get(context.runId);
-    if (state === undefined) return undefined;
-    state.lastSeenAtMs = this.options.now();
-    // Re-insert so `states` stays ordered from least to most recently active.
-    this.states.delete(state.runId);
-    this.states.set(state.runId, state);
-    return { state, context };
-  }
-
-  /**
-   * Drops runs idle for `runIdleTimeoutMs`, then the least recently active ones while a new run
-   * would exceed `maxActiveRuns`. Called when a run starts, so no timer is needed.
-   */
-  private evictStaleRuns(now: number): void {
-    const { runIdleTimeoutMs, maxActiveRuns } = this.options;
-    for (const state of this.states.values()) {
-      const idleMs = now - state.lastSeenAtMs;
-      if (idleMs >= runIdleTimeoutMs) this.evict(state, "idle", idleMs);
-      else if (this.states.size >= maxActiveRuns) this.evict(state, "capacity", idleMs);
-      else break;
-    }
-  }
-
-  private evict(state: RunState, reason: RunEvictionReason, idleMs: number): void {
-    this.rememberEvicted(state.runId);
-    for (const chainId of state.chainIds) this.rememberEvicted(chainId);
-    this.endRun(state, "error", "error");
-    this.reportError(new RunEvictedError({ runId: state.runId, reason, idleMs, steps: state.steps.length }));
-  }
-
-  private rememberEvicted(runId: string): void {
-    this.evictedRunIds.add(runId);
-    if (this.evictedRunIds.size > MAX_REMEMBERED_EVICTED_IDS) {
-      const oldest = this.evictedRunIds.values().next().value;
-      if (oldest !== undefined) this.evictedRunIds.delete(oldest);
-    }
-  }
-
   private startLlm(
     llm: Serialized,
     inputText: string,
@@ -625,7 +576,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
     this.guard(() => {
       if (parentRunId === undefined || this.store.contextOf(parentRunId) === undefined) return;
       this.store.link(runId, parentRunId);
-      const found = this.stateOf(runId);
+      const found = this.runs.find(runId);
       if (found === undefined) return;
       const { state, context } = found;
       const model = modelNameFrom(
@@ -862,7 +813,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
 
   private endRun(state: RunState, status: RunStatus, stopReason: StopReason): void {
     this.flushAudit(state);
-    this.states.delete(state.runId);
+    this.runs.delete(state.runId);
     this.store.release(state.runId);
     this.emit({
       type: "run_end",
