@@ -204,6 +204,24 @@ describe("createReactAgent without callbacks", () => {
     });
   });
 
+  describe("with an audit sink", () => {
+    it("records the parser's repairs of each step from its report (nothing reads action.repairs)", async () => {
+      const records: Array<{ outcome: string; repairs: readonly string[] }> = [];
+      const reply = "**Thought:** look it up\n**Action:** capital\n**Action Input:** France";
+      const agent = await createReactAgent({
+        llm: new ReplayChatModel({ outputs: [reply, "Final Answer: Paris"] }),
+        tools: [capitalTool()],
+        prompt: REACT_PROMPT,
+        loopControl: { audit: { sink: (record) => records.push(record) } },
+      });
+      await runOn(new AgentExecutor({ agent, tools: agent.tools }), "q", "invoke");
+      const report = agent.parser.parseDetailed(reply);
+      expect(report.ok && report.repairs.length > 0).toBe(true);
+      expect(records.map((record) => record.outcome)).toEqual(["observed", "finish"]);
+      expect(records[0].repairs).toEqual(report.repairs);
+    });
+  });
+
   describe("when a stopped run lists its findings", () => {
     it.each(PATHS)("knows each call's outcome as a typed fact, not by its wording (%s)", async (path) => {
       // A result worded like a Reins failure stays a finding; a real failure is listed as one.
