@@ -40,6 +40,20 @@ describe("TrajectoryLoopControl", () => {
       // Adopted once: an unrelated trajectory with the same text is a new run.
       expect(loop.runOf([{ ...exceptionStep, action: { ...exceptionStep.action } }])).not.toBe(run);
     });
+
+    it("never lets a stream() run adopt the first call of an invoke() run that found its own state", () => {
+      let now = 1_000;
+      const loop = new TrajectoryLoopControl({ now: () => now, maxDurationMs: 60_000 });
+      const invokeSteps: AgentStep[] = [];
+      const invokeRun = loop.runOf(invokeSteps);
+      loop.rejectedFirstReply(invokeRun, "Use Action:", "garbled");
+      invokeSteps.push({ action: { tool: "_Exception", toolInput: "Use Action:", log: "garbled" }, observation: "Use Action:" });
+      expect(loop.runOf(invokeSteps)).toBe(invokeRun);
+      now = 120_000;
+      const streamRun = loop.runOf([{ action: { tool: "_Exception", toolInput: "Use Action:", log: "garbled" }, observation: "Use Action:" }]);
+      expect(streamRun).not.toBe(invokeRun);
+      expect(loop.beforePlan(streamRun, [])).toBeUndefined();
+    });
   });
 
   describe("on a repeated action", () => {

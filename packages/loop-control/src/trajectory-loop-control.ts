@@ -61,6 +61,8 @@ export interface TrajectoryRun {
   ended: boolean;
   /** Notes not yet tied to a step (a budget crossed before the run's first action). */
   readonly looseNotes: LoopNote[];
+  /** Set while the run waits to be adopted from its rejected first reply (see `rejectedFirstReply`). */
+  orphanKey?: string;
 }
 
 /** What {@link TrajectoryLoopControl.actionChosen} decided. */
@@ -121,6 +123,8 @@ export class TrajectoryLoopControl {
       if (run === undefined && steps[0].action.tool === EXCEPTION_TOOL_NAME) run = this.adoptOrphan(steps[0].action);
     }
     if (run === undefined) run = this.startRun();
+    // Found another way (invoke()'s array): no longer waiting to be adopted by a stream() step.
+    if (run.orphanKey !== undefined && steps.length > 0) this.dropOrphan(run);
     this.runsByKey.set(steps, run);
     return run;
   }
@@ -240,6 +244,8 @@ export class TrajectoryLoopControl {
   rejectedFirstReply(run: TrajectoryRun, observation: string, llmOutput: string): void {
     if (run.steps.length > 0 || run.seen > 0) return;
     const key = `${observation}\u0000${llmOutput}`;
+    if (run.orphanKey !== undefined) return;
+    run.orphanKey = key;
     const list = this.orphans.get(key);
     if (list === undefined) this.orphans.set(key, [run]);
     else list.push(run);
@@ -248,7 +254,8 @@ export class TrajectoryLoopControl {
       const oldestKey = this.orphans.keys().next().value;
       if (oldestKey === undefined) break;
       const oldest = this.orphans.get(oldestKey) ?? [];
-      oldest.shift();
+      const dropped = oldest.shift();
+      if (dropped !== undefined) dropped.orphanKey = undefined;
       this.orphanCount -= 1;
       if (oldest.length === 0) this.orphans.delete(oldestKey);
     }
@@ -281,9 +288,22 @@ export class TrajectoryLoopControl {
     const list = this.orphans.get(key);
     const run = list?.shift();
     if (run === undefined) return undefined;
+    run.orphanKey = undefined;
     this.orphanCount -= 1;
     if (list !== undefined && list.length === 0) this.orphans.delete(key);
     return run;
+  }
+
+  private dropOrphan(run: TrajectoryRun): void {
+    const key = run.orphanKey;
+    if (key === undefined) return;
+    run.orphanKey = undefined;
+    const list = this.orphans.get(key);
+    const index = list?.indexOf(run) ?? -1;
+    if (list === undefined || index < 0) return;
+    list.splice(index, 1);
+    this.orphanCount -= 1;
+    if (list.length === 0) this.orphans.delete(key);
   }
 
   /** Takes in one completed step of the trajectory. */
