@@ -96,6 +96,20 @@ describe("TrajectoryLoopControl", () => {
     });
   });
 
+  describe("on the time budget", () => {
+    it("stops between steps, before the next model call, once the run's time is up", () => {
+      let now = 0;
+      const loop = new TrajectoryLoopControl({ now: () => now, maxDurationMs: 10_000, budgetWarnRatio: 1 });
+      const steps: AgentStep[] = [];
+      const run = loop.runOf(steps);
+      const chosen = action("search", "a");
+      loop.actionChosen(run, chosen);
+      now = 12_000; // the tool took the rest of the budget
+      steps.push({ action: chosen, observation: "A" });
+      expect(loop.beforePlan(run, steps)).toMatchObject({ reason: "time_budget" });
+    });
+  });
+
   describe("on token usage", () => {
     it("counts the reply's usage_metadata, emits token_usage, and stops on the token budget", () => {
       const events: ReinsEvent[] = [];
