@@ -47,7 +47,7 @@ export interface ReinsReactAgentFields {
   readonly wrappedToolCalls?: () => number;
   /** Tools with `returnDirect` (the run ends with their result). */
   readonly returnDirectTools?: ReadonlySet<string>;
-  /** Typed outcomes of the calls through the agent's ToolExecutor, when the agent built it. */
+  /** Typed outcomes of the calls through the agent's ToolExecutor, when the agent built it. @internal */
   readonly callOutcomes?: CallOutcomes;
   /** See `CreateReactAgentOptions.handleParsingErrors`. @default true */
   readonly handleParsingErrors?: boolean | string | ((error: OutputParserException) => string);
