@@ -204,6 +204,22 @@ describe("createReactAgent without callbacks", () => {
     });
   });
 
+  describe("with handleParsingErrors: false and the executor's own handleParsingErrors", () => {
+    it("leaves the rejection to the executor and ends the run once, as a success", async () => {
+      const events: ReinsEvent[] = [];
+      const agent = await createReactAgent({
+        llm: new ReplayChatModel({ outputs: ["Thought: x\nAction: wikipedia\nAction Input: y", "Final Answer: Paris"] }),
+        tools: [capitalTool()],
+        prompt: REACT_PROMPT,
+        handleParsingErrors: false,
+        onEvent: (event) => events.push(event),
+      });
+      const result = await new AgentExecutor({ agent, tools: agent.tools, handleParsingErrors: true }).invoke({ input: "q" });
+      expect(result.output).toBe("Paris");
+      expect(events.filter((event) => event.type === "run_end")).toEqual([expect.objectContaining({ status: "success" })]);
+    });
+  });
+
   describe("with an audit sink", () => {
     it("records the parser's repairs of each step from its report (nothing reads action.repairs)", async () => {
       const records: Array<{ outcome: string; repairs: readonly string[] }> = [];

@@ -169,6 +169,7 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
       const stop = loop.beforePlan(run, steps, outcomes === undefined ? undefined : (step) => outcomes.failedOf(step));
       if (stop !== undefined) return this.stopFinish(loop, run, stop, steps);
     }
+    let rejection: unknown;
     try {
       const { steps: _steps, ...values } = input;
       const notesOf = run === undefined || loop === undefined ? undefined : (step: AgentStep) => this.notesText(loop, run, step);
@@ -182,7 +183,11 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
         // Planned as the executor's own parse-error step: its `_Exception` tool (LangChain's on
         // invoke(), agent.tools' on stream()) shows the model the corrective observation as is.
         const handling = this.handleParsingErrors;
-        if (handling === false) throw parsed.error;
+        if (handling === false) {
+          // The executor decides: with its own handleParsingErrors the run goes on.
+          rejection = parsed.error;
+          throw parsed.error;
+        }
         const observation = handling === true ? parsed.error.observation : typeof handling === "string" ? handling : handling(parsed.error);
         const llmOutput = parsed.error.llmOutput ?? "";
         if (loop !== undefined && run !== undefined) loop.rejectedFirstReply(run, String(observation), llmOutput);
@@ -199,7 +204,7 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
       if (this.returnDirectTools.has(step.tool)) loop.finished(run, "final_answer", step.log, false);
       return step;
     } catch (error) {
-      if (loop !== undefined && run !== undefined) loop.failed(run);
+      if (loop !== undefined && run !== undefined && error !== rejection) loop.failed(run);
       throw error;
     }
   }
