@@ -15,13 +15,22 @@ if (!fs.existsSync(compatCore)) {
   );
 }
 
-const projectDirs = [
-  ...fs
-    .readdirSync(path.join(repoRoot, "packages"))
-    .map((name) => path.join(repoRoot, "packages", name))
-    .filter((dir) => fs.existsSync(path.join(dir, "jest.config.cjs"))),
-  path.join(repoRoot, "examples"),
-];
+// A package whose @langchain/core peer range has no 0.x line (@reins/agent-middleware: createAgent
+// exists only in langchain 1.x) is left out of this run, and named so the gap is seen.
+function excludesLine03(dir) {
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
+  const range = manifest.peerDependencies?.["@langchain/core"];
+  return typeof range === "string" && !/(^|[^\d.])0\.\d/.test(range);
+}
+const packageDirs = fs
+  .readdirSync(path.join(repoRoot, "packages"))
+  .map((name) => path.join(repoRoot, "packages", name))
+  .filter((dir) => fs.existsSync(path.join(dir, "jest.config.cjs")));
+for (const dir of packageDirs.filter(excludesLine03)) {
+  const { name, peerDependencies } = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
+  process.stderr.write(`compat: ${name} not run on LangChain 0.3 (its peer @langchain/core is ${peerDependencies["@langchain/core"]})\n`);
+}
+const projectDirs = [...packageDirs.filter((dir) => !excludesLine03(dir)), path.join(repoRoot, "examples")];
 
 const compatProject = {
   ...require(path.join(repoRoot, "jest.preset.cjs")),

@@ -67,3 +67,27 @@ export async function mapLimit(items, limit, worker) {
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
   return results;
 }
+
+/**
+ * Packs every published package (its built dist/ must exist) with `npm pack` into `destination`
+ * and returns each package with its tarball's absolute path.
+ * @param {string} destination - an existing directory
+ * @returns {Promise<{ name: string, dir: string, manifest: Record<string, any>, tarball: string }[]>}
+ */
+export async function packPackages(destination) {
+  const { readdirSync } = await import("node:fs");
+  const packages = listPackages();
+  const missingBuild = packages.filter((pkg) => !existsSync(path.join(pkg.dir, "dist")));
+  if (missingBuild.length > 0) {
+    throw new Error(`No dist/ in ${missingBuild.map((pkg) => pkg.name).join(", ")}: run \`npm run build\` first.`);
+  }
+  const pack = await run("npm", ["pack", "--pack-destination", destination, ...packages.flatMap((pkg) => ["-w", pkg.name])]);
+  if (pack.code !== 0) throw new Error(`npm pack failed:\n${pack.output}`);
+  const files = readdirSync(destination);
+  return packages.map((pkg) => {
+    // npm names a scoped package's tarball <scope>-<name>-<version>.tgz.
+    const expected = `${pkg.name.replace("@", "").replace("/", "-")}-${pkg.manifest.version}.tgz`;
+    if (!files.includes(expected)) throw new Error(`npm pack made no ${expected} (found ${files.join(", ")})\n${pack.output}`);
+    return { ...pkg, tarball: path.join(destination, expected) };
+  });
+}

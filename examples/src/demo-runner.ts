@@ -1,8 +1,9 @@
 /**
  * The demo: the real `ChatOpenAI` client pointed at the replay server (or a live OpenAI-compatible
  * endpoint), the stock `AgentExecutor` running Reins' `createReactAgent` with every piece on, over
- * the scripted scenarios. Prints every step, each scenario's answer and a one-line summary, then
- * the Prometheus exposition.
+ * the scripted scenarios. Prints every step and each scenario's answer, then (with
+ * `printExposition`) the Prometheus exposition, and last the summary: one line per scenario and a
+ * short table of the main counters.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -10,6 +11,7 @@ import { AgentExecutor } from "@langchain/classic/agents";
 import type { AgentAction, AgentStep } from "@langchain/core/agents";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { ChatOpenAI } from "@langchain/openai";
+import type { LoopAuditSink } from "@reins/loop-control";
 import { createAgentMetrics, type AgentMetrics } from "@reins/metrics";
 import { createReactAgent } from "@reins/react-agent";
 import { RunStoppedError } from "@reins/tool-executor";
@@ -25,11 +27,13 @@ import {
   createForecastTool,
   createGhostFailureTool,
   createHangingTool,
+  createPageTool,
   createSearchTool,
   startFlakyForecastService,
   type ScriptedHttpService,
   type SentEmail,
 } from "./demo-tools";
+import { formatCounterTable } from "./demo-summary";
 import { createReactPrompt } from "./react-prompt";
 import { startReplayServer, type ReplayServer } from "./replay-server";
 
@@ -58,6 +62,13 @@ export interface DemoOptions {
    * @default "invoke"
    */
   executorPath?: "invoke" | "stream";
+  /**
+   * Print the whole Prometheus exposition before the summary (`--metrics`).
+   * @default false (the summary's counter table only)
+   */
+  printExposition?: boolean;
+  /** Where loop control writes its audit trail, one record per step (`--audit FILE`; read it with `reins-trace`). */
+  audit?: LoopAuditSink;
 }
 
 /** One scenario's result. */
@@ -142,6 +153,7 @@ function createTools(forecastService: ScriptedHttpService, outbox: SentEmail[], 
     createDeadServiceTool(parcelService),
     createEmailTool(outbox),
     createSearchTool(),
+    createPageTool(),
   ];
 }
 
@@ -200,7 +212,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
           if (event.type === "tool_call" && event.outcome === "rejected" && RunStoppedError.isInstance(event.error)) refusedCalls += 1;
         },
         toolExecutor: { policies: DEMO_TOOL_POLICIES },
-        loopControl: { mode: "finish", ...scenario.loopControl },
+        loopControl: { mode: "finish", ...scenario.loopControl, ...(options.audit !== undefined ? { audit: { sink: options.audit } } : {}) },
       });
       const executor = new AgentExecutor({ agent, tools: agent.tools, handleParsingErrors: true, returnIntermediateSteps: true, maxIterations: 12 });
       const transcript = new TranscriptHandler(write);
@@ -245,16 +257,18 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
       write(`${summaryLine(results[results.length - 1], live !== undefined)}\n`);
     }
 
+    const exposition = await metrics.registry.metrics();
+    if (options.printExposition === true) write(`\n━━ Prometheus metrics\n${exposition}`);
     write(`\n━━ Summary\n`);
     for (const result of results) write(`${summaryLine(result, live !== undefined)}\n`);
     const passed = results.every((result) => result.failures.length === 0);
+    write(`\nMain counters (${options.printExposition === true ? "the whole exposition is above" : "run with --metrics for the whole exposition"}):\n`);
+    write(await formatCounterTable(metrics));
     write(
       live === undefined
         ? `${results.filter((result) => result.failures.length === 0).length}/${results.length} scenarios reached their expected outcome.\n`
         : `Live run: ${results.length} scenarios run; outcomes are not checked against a live model.\n`,
     );
-    const exposition = await metrics.registry.metrics();
-    write(`\n━━ Prometheus metrics\n${exposition}`);
     return { results, passed, metrics, exposition };
   } finally {
     await replayServer?.close();

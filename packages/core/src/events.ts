@@ -68,6 +68,8 @@ export interface ParserRepairEvent {
   /** A short, bounded identifier such as `markdown_labels`, `json_repair`, `tool_name_case`. */
   readonly repair: string;
   readonly detail?: string;
+  /** The top-level run the parsed reply belongs to, when the parser was told (see `ParseContext.runId`). */
+  readonly runId?: string;
 }
 
 /** The parser rejected the model's text and sent a corrective observation back. */
@@ -76,6 +78,13 @@ export interface ParserErrorEvent {
   /** A short, bounded identifier such as `missing_action_input`, `unknown_tool`. */
   readonly reason: string;
   readonly message: string;
+  /** The top-level run the rejected reply belongs to, when the parser was told. */
+  readonly runId?: string;
+  /**
+   * The model's rejected reply. Content: set only when a target asks for it (see
+   * {@link ReinsEventRecorder.captureContent}).
+   */
+  readonly llmOutput?: string;
 }
 
 /** One tool call settled. */
@@ -88,6 +97,13 @@ export interface ToolCallEvent {
   /** The typed error behind a failure, timeout, rejection or fallback. */
   readonly error?: Error;
   readonly runId?: string;
+  /**
+   * The input the tool was called with. Content: set only when a target asks for it (see
+   * {@link ReinsEventRecorder.captureContent}).
+   */
+  readonly toolInput?: unknown;
+  /** The observation the model got back. Content: set only when a target asks for it. */
+  readonly observation?: string;
 }
 
 /** A tool call is being retried. */
@@ -98,6 +114,8 @@ export interface ToolRetryEvent {
   readonly attempt: number;
   readonly delayMs: number;
   readonly error?: Error;
+  /** The top-level run of the call being retried. */
+  readonly runId?: string;
 }
 
 /** A tool's circuit breaker changed state. */
@@ -105,6 +123,17 @@ export interface CircuitStateEvent {
   readonly type: "circuit_state";
   readonly toolName: string;
   readonly state: CircuitState;
+  /**
+   * With `state: "open"`: how long the breaker waits, in milliseconds, before it lets one probe
+   * call through. Once that has passed, the breaker is half-open in effect (the next call is the
+   * probe), even though no event says so until a call arrives.
+   */
+  readonly halfOpenAfterMs?: number;
+  /**
+   * The top-level run whose call changed the state (with concurrent calls of one tool, the run of
+   * the latest call started).
+   */
+  readonly runId?: string;
 }
 
 /** A raw tool result was cleaned into an observation. */
@@ -116,12 +145,16 @@ export interface ObservationCleanedEvent {
   readonly tokens?: number;
   readonly truncated: boolean;
   readonly notes: readonly string[];
+  /** The top-level run whose tool result was cleaned, when known. */
+  readonly runId?: string;
 }
 
 /** A top-level run started. */
 export interface RunStartEvent {
   readonly type: "run_start";
   readonly runId: string;
+  /** The run's input (the question). Content: set only when a target asks for it. */
+  readonly input?: unknown;
 }
 
 /** A top-level run ended. */
@@ -131,6 +164,8 @@ export interface RunEndEvent {
   readonly status: RunStatus;
   readonly stopReason: StopReason;
   readonly durationMs: number;
+  /** The run's final answer. Content: set only when a target asks for it. */
+  readonly output?: string;
 }
 
 /** One step of a run was observed. */
@@ -186,6 +221,23 @@ export type ReinsEvent =
  */
 export interface ReinsEventRecorder {
   record(event: ReinsEvent): void;
+  /**
+   * True when this recorder wants content in events: prompts, model replies, tool inputs and
+   * observations (the optional content fields of {@link ReinsEvent}). Pieces include content only
+   * when some target sets this (OpenTelemetry GenAI: content capture is opt-in).
+   * @default undefined (no content)
+   */
+  readonly captureContent?: boolean;
+}
+
+/**
+ * True when any of `targets` asks for content ({@link ReinsEventRecorder.captureContent}). A piece
+ * calls it before putting prompts, replies, tool inputs or observations in an event.
+ *
+ * @param targets - the recorders and listeners the piece emits to; functions never ask for content
+ */
+export function wantsContent(targets: ReadonlyArray<ReinsEventRecorder | ReinsEventListener | undefined>): boolean {
+  return targets.some((target) => typeof target === "object" && target !== null && target.captureContent === true);
 }
 
 /** A function that receives Reins events (the `onEvent` option of every piece). */

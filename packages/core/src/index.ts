@@ -7,6 +7,7 @@ export {
   STOP_REASONS,
   TOOL_CALL_OUTCOMES,
   emitEvent,
+  wantsContent,
   type CircuitState,
   type CircuitStateEvent,
   type LoopDetectionEvent,
@@ -61,3 +62,32 @@ export {
   type LoopStopFinish,
 } from "./loop-finish";
 export { REACT_PROMPT_TEMPLATE } from "./react-prompt";
+export {
+  ACTION_BLOB_INPUT_KEYS,
+  ACTION_BLOB_NAME_KEYS,
+  ACTION_BLOB_WRAPPER_KEYS,
+  DEFAULT_REACT_GRAMMAR,
+  FINISH_NAMES,
+  REACT_LABEL_LANGUAGE_SETS,
+  REACT_TAGS,
+  REASONING_MARKS,
+  REASONING_TAG_NAMES,
+  TOOL_CALL_TAG_NAMES,
+  XML_AGENT_TAG_NAMES,
+  compactCallName,
+  createReActGrammar,
+  type ReActGrammar,
+  type ReActGrammarOptions,
+  type ReActTagFamily,
+  type ReActTagShape,
+} from "./react-grammar";
+export {
+  NEUTRALIZED_CLOSE,
+  NEUTRALIZED_LINE_PREFIX,
+  NEUTRALIZED_OPEN,
+  NEUTRALIZED_TAG_OPEN,
+  hasNeutralizedMarks,
+  neutralizeUntrustedText,
+  type NeutralizedUntrustedText,
+} from "./neutralize-untrusted-text";
+export { combineRecorders } from "./combine-recorders";

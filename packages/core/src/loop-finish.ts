@@ -1,3 +1,4 @@
+import { neutralizeUntrustedText } from "./neutralize-untrusted-text";
 import type { AgentFinish } from "@langchain/core/agents";
 import type { StopReason } from "./events";
 import type { LoopStopDecision } from "./run-context";
@@ -245,7 +246,8 @@ function callResult(step: LoopFinishStep, position: number, maxObservationChars:
   const text = typeof raw === "string" ? raw : oneLine(raw ?? "", Number.MAX_SAFE_INTEGER);
   const match = step.failed === false ? undefined : matchFailure(text);
   const failed = step.failed ?? match !== undefined;
-  const summary = oneLine(failed ? failureFact(text, match) : text, maxObservationChars);
+  // The finding quotes tool output: neutralised, so it reads as a quote wherever it is shown.
+  const summary = oneLine(neutralizeUntrustedText(failed ? failureFact(text, match) : text).text, maxObservationChars);
   if (summary.length === 0) return undefined;
   return { tool: step.action.tool, input: oneLine(step.action.toolInput ?? "", MAX_INPUT_CHARS), summary, failed, position };
 }

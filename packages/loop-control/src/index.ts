@@ -61,3 +61,12 @@ export { detectLoop, type LoopDetection, type LoopDetectionOptions, type LoopNot
 export { checkStepBudget, checkUsageBudgets, type BudgetDecision, type BudgetOptions, type BudgetStop } from "./budgets";
 export { findModelPrice, costUsdOf } from "./model-prices";
 export { usageOfLlmResult, usageOfReply, type TokenUsage } from "./token-usage";
+export {
+  AUDIT_RECORD_TYPE,
+  readAuditTrail,
+  renderTimelineHtml,
+  renderTimelineText,
+  type AuditRun,
+  type AuditTrail,
+  type SkippedAuditLine,
+} from "./trace-timeline";

@@ -70,6 +70,12 @@ export interface AgentMetricsOptions {
    * @default 16, 64, 256, 1 024, 4 096, 16 384, 65 536, 262 144, 1 048 576
    */
   observationCharBuckets?: readonly number[];
+  /**
+   * Clock in epoch milliseconds. The `circuit_state` gauge uses it to turn an open circuit into
+   * half-open (1) once the breaker's `halfOpenAfterMs` has passed, read at scrape time.
+   * @default Date.now
+   */
+  now?: () => number;
 }
 
 /** The resolved options (every field set). */
@@ -83,6 +89,7 @@ export interface ResolvedAgentMetricsOptions {
   readonly maxReasonLabels: number;
   readonly durationBucketsSeconds: readonly number[];
   readonly observationCharBuckets: readonly number[];
+  readonly now: () => number;
 }
 
 /** Defaults of {@link AgentMetricsOptions} (the registry default is a new `Registry` per call). */
@@ -141,6 +148,8 @@ export function resolveAgentMetricsOptions(options: AgentMetricsOptions = {}): R
   if (typeof registry !== "object" || registry === null || typeof (registry as Registry).registerMetric !== "function") {
     throw new MetricsOptionsError({ field: "registry", value: registry, reason: "expected a prom-client Registry" });
   }
+  const now = options.now ?? Date.now;
+  if (typeof now !== "function") throw new MetricsOptionsError({ field: "now", value: now, reason: "expected a function returning epoch milliseconds" });
   const prefix = options.prefix ?? DEFAULT_AGENT_METRICS_OPTIONS.prefix;
   if (typeof prefix !== "string" || !PREFIX_PATTERN.test(prefix)) {
     throw new MetricsOptionsError({
@@ -168,6 +177,7 @@ export function resolveAgentMetricsOptions(options: AgentMetricsOptions = {}): R
       "observationCharBuckets",
       options.observationCharBuckets ?? DEFAULT_AGENT_METRICS_OPTIONS.observationCharBuckets,
     ),
+    now,
   });
 }
 
@@ -250,6 +260,7 @@ function signatureOf(options: ResolvedAgentMetricsOptions): string {
 function createInstrument(
   definition: AgentMetricDefinition,
   options: ResolvedAgentMetricsOptions,
+  collect?: () => void,
 ): Counter<string> | Gauge<string> | Histogram<string> {
   const name = `${options.prefix}${definition.name}`;
   if (options.registry.getSingleMetric(name) !== undefined) throw new MetricConflictError({ metricName: name });
@@ -263,7 +274,7 @@ function createInstrument(
     case "counter":
       return new Counter(configuration);
     case "gauge":
-      return new Gauge(configuration);
+      return new Gauge(collect === undefined ? configuration : { ...configuration, collect });
     case "histogram": {
       const buckets = definition.name === "observation_chars" ? options.observationCharBuckets : options.durationBucketsSeconds;
       return new Histogram({ ...configuration, buckets: [...buckets] });
@@ -331,9 +342,9 @@ export function createAgentMetrics(options: AgentMetricsOptions = {}): AgentMetr
 
 function buildAgentMetrics(options: ResolvedAgentMetricsOptions): AgentMetrics {
   const created: Array<{ name: string }> = [];
-  const instrument = <T>(definition: AgentMetricDefinition): T => {
+  const instrument = <T>(definition: AgentMetricDefinition, collect?: () => void): T => {
     try {
-      const metric = createInstrument(definition, options);
+      const metric = createInstrument(definition, options, collect);
       created.push({ name: `${options.prefix}${definition.name}` });
       return metric as unknown as T;
     } catch (error) {
@@ -356,7 +367,18 @@ function buildAgentMetrics(options: ResolvedAgentMetricsOptions): AgentMetrics {
   const toolCallsTotal = instrument<Counter<"tool" | "outcome">>(catalog.toolCallsTotal);
   const toolDurationSeconds = instrument<Histogram<"tool">>(catalog.toolDurationSeconds);
   const toolRetriesTotal = instrument<Counter<"tool">>(catalog.toolRetriesTotal);
-  const circuitState = instrument<Gauge<"tool">>(catalog.circuitState);
+  // An open circuit lets a probe through once its wait has passed, with no event until a call
+  // arrives: at scrape time, a tool whose wait is over reads half-open (1), not open (2).
+  const halfOpenDueAtMs = new Map<string, number>();
+  const circuitState = instrument<Gauge<"tool">>(catalog.circuitState, () => {
+    if (halfOpenDueAtMs.size === 0) return;
+    const nowMs = options.now();
+    for (const [tool, dueAtMs] of halfOpenDueAtMs) {
+      if (nowMs < dueAtMs) continue;
+      circuitState.set({ tool }, CIRCUIT_STATE_VALUE.half_open);
+      halfOpenDueAtMs.delete(tool);
+    }
+  });
   const parsingErrorsTotal = instrument<Counter<"reason">>(catalog.parsingErrorsTotal);
   const parserRepairsTotal = instrument<Counter<"repair">>(catalog.parserRepairsTotal);
   const observationChars = instrument<Histogram<"stage">>(catalog.observationChars);
@@ -401,6 +423,18 @@ function buildAgentMetrics(options: ResolvedAgentMetricsOptions): AgentMetrics {
   });
   const toolLabel = (toolName: string | undefined): string =>
     toolName === UNKNOWN_TOOL_LABEL ? UNKNOWN_TOOL_LABEL : toolLabels.valueOf(toolName);
+  // A registered tool's per-tool counters start at 0 too, so `sum by (tool) (rate(…))` of retries
+  // and truncations shows 0 for a tool that never had one instead of no data.
+  const registerTools = (toolNames: readonly string[]): void => {
+    toolLabels.allow(toolNames);
+    for (const toolName of toolNames) {
+      const tool = toolLabel(toolName);
+      if (tool === UNKNOWN_TOOL_LABEL) continue;
+      toolRetriesTotal.inc({ tool }, 0);
+      observationTruncationsTotal.inc({ tool }, 0);
+    }
+  };
+  if (options.toolNames !== undefined) registerTools(options.toolNames);
 
   const record = (event: ReinsEvent): void => {
     if (typeof event !== "object" || event === null || typeof (event as { type?: unknown }).type !== "string") {
@@ -425,7 +459,12 @@ function buildAgentMetrics(options: ResolvedAgentMetricsOptions): AgentMetrics {
         return;
       case "circuit_state": {
         const value = CIRCUIT_STATE_VALUE[event.state];
-        if (value !== undefined) circuitState.set({ tool: toolLabel(event.toolName) }, value);
+        if (value === undefined) return;
+        const tool = toolLabel(event.toolName);
+        circuitState.set({ tool }, value);
+        const waitMs = event.state === "open" ? nonNegative(event.halfOpenAfterMs ?? Number.NaN) : undefined;
+        if (waitMs !== undefined) halfOpenDueAtMs.set(tool, options.now() + waitMs);
+        else halfOpenDueAtMs.delete(tool);
         return;
       }
       case "observation_cleaned": {
@@ -490,7 +529,7 @@ function buildAgentMetrics(options: ResolvedAgentMetricsOptions): AgentMetrics {
     loopDetectionsTotal,
     stopsTotal,
     tokensTotal,
-    registerTools: (toolNames: readonly string[]) => toolLabels.allow(toolNames),
+    registerTools,
     toolLabel,
     record,
   });

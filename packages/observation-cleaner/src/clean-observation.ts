@@ -4,7 +4,7 @@
  * text) → condense (JSON/XML) or convert (HTML) → fit the budget (structure-aware) → neutralise
  * ReAct control lines → count tokens and fingerprint.
  */
-import { fingerprintObservation } from "@reins/core";
+import { fingerprintObservation, neutralizeUntrustedText } from "@reins/core";
 import { jsonrepair } from "jsonrepair";
 import { condenseTree, PathMatcher, keyPriority } from "./condense";
 import { Notes, decodeBytes, decodeText, normalizeControlCharacters } from "./decode";
@@ -18,7 +18,7 @@ import {
   emptyContainerText,
   unreadableValueText,
 } from "./messages";
-import { neutralizeActionBlobs, neutralizeControlLines } from "./neutralize";
+import { grammarFor } from "./neutralize";
 import {
   resolveCleanObservationOptions,
   type CleanObservationOptions,
@@ -240,17 +240,18 @@ class Cleaner {
 
   private neutralize(text: string): string {
     if (!this.options.neutralizeLabels) return text;
-    const { text: neutralized, labels } = neutralizeControlLines(text, this.options.labels);
+    const { text: neutralized, found } = neutralizeUntrustedText(text, grammarFor(this.options.labels, this.options.toolNames));
+    const labels = found.filter((item) => item.startsWith("label ")).map((item) => item.slice(6));
     if (labels.length > 0) {
       const names = [...new Set(labels)].slice(0, 5).join(", ");
       this.notes.add(`neutralised ${labels.length} line(s) that read as ReAct control lines (${names})`);
     }
-    // Blobs are looked for only in text of about the budget (every final text is): the scan per
-    // name key is bounded, but a 10 MB text of name keys would still cost seconds.
-    if (neutralized.length > this.options.maxChars) return neutralized;
-    const blobs = neutralizeActionBlobs(neutralized);
-    if (blobs.count > 0) this.notes.add(`neutralised ${blobs.count} JSON action blob(s) or Finish[…] line(s)`);
-    return blobs.text;
+    const others = found.filter((item) => !item.startsWith("label "));
+    if (others.length > 0) {
+      const names = [...new Set(others)].slice(0, 5).join(", ");
+      this.notes.add(`neutralised ${others.length} JSON action blob(s), tag(s) or call(s) (${names})`);
+    }
+    return neutralized;
   }
 
   /** Final guard: neutralise again (a cut can start a line mid-text) and never exceed the budget. */

@@ -67,6 +67,7 @@ export class ObservationCleaner {
       tokens: result.tokens,
       truncated: result.truncated,
       notes: result.notes,
+      ...(context.runId !== undefined ? { runId: context.runId } : {}),
     };
     emitEvent(event, [this.options.metrics, this.options.onEvent], this.options.onHookError);
     if (this.options.onRawValue !== undefined) {
@@ -83,7 +84,7 @@ export class ObservationCleaner {
    * The observation text for `result`: the signature of the ToolExecutor's `formatObservation`
    * option. Bound to the instance, so it can be passed as `cleaner.format`.
    */
-  readonly format = (result: unknown, context: { toolName: string; toolInput?: unknown }): string =>
+  readonly format = (result: unknown, context: { toolName: string; toolInput?: unknown; runId?: string }): string =>
     this.clean(result, context).text;
 
   /**

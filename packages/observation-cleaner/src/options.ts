@@ -17,6 +17,8 @@ export interface ObservationContext {
   readonly toolName?: string;
   /** The input the tool was called with. */
   readonly toolInput?: unknown;
+  /** The top-level run the tool result belongs to; copied onto the `observation_cleaned` event. */
+  readonly runId?: string;
 }
 
 /**
@@ -79,8 +81,14 @@ export interface CleanObservationOptions {
    * @default true
    */
   readonly neutralizeLabels: boolean;
-  /** The label grammar to neutralise; pass the parser's set when it uses custom labels. @default DEFAULT_REACT_LABELS */
+  /** The label grammar to neutralise; pass the parser's set when it uses custom labels (`createReactAgent` does). @default DEFAULT_REACT_LABELS */
   readonly labels: ReActLabelSet;
+  /**
+   * The agent's tool names: paper-style calls of them (`delete_all[everything]`) in tool output
+   * are neutralised. `createReactAgent` passes the agent's tools.
+   * @default []
+   */
+  readonly toolNames: readonly string[];
   /** Nesting deeper than this many levels is replaced by a marker. @default 64 */
   readonly maxDepth: number;
 }
@@ -98,6 +106,7 @@ export const DEFAULT_CLEAN_OBSERVATION_OPTIONS: Readonly<CleanObservationOptions
   dropNulls: true,
   neutralizeLabels: true,
   labels: DEFAULT_REACT_LABELS,
+  toolNames: Object.freeze([]) as readonly string[],
   maxDepth: 64,
 });
 
@@ -163,6 +172,11 @@ function checkLabels(field: string, value: unknown): ReActLabelSet {
   return value as ReActLabelSet;
 }
 
+function checkToolNames(field: string, value: unknown): readonly string[] {
+  if (!Array.isArray(value) || value.some((name) => typeof name !== "string")) fail(field, value, "expected an array of tool names");
+  return Object.isFrozen(value) ? (value as readonly string[]) : Object.freeze([...(value as string[])]);
+}
+
 /**
  * Merges partial options over a base and validates every field, failing fast on the first bad one.
  *
@@ -220,6 +234,7 @@ export function resolveCleanObservationOptions(
     dropNulls: checkBoolean(field("dropNulls"), pick("dropNulls")),
     neutralizeLabels: checkBoolean(field("neutralizeLabels"), pick("neutralizeLabels")),
     labels: checkLabels(field("labels"), pick("labels")),
+    toolNames: checkToolNames(field("toolNames"), pick("toolNames")),
     maxDepth,
   });
 }

@@ -85,10 +85,15 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
     };
   };
 
+  // The parser's labels and the agent's tool names reach the neutraliser of every observation
+  // (the cleaner and the ToolExecutor), so custom-label lines and paper-style calls of the
+  // agent's own tools in tool output are neutralised too.
+  const labels = resolved.parser.labels === undefined ? DEFAULT_REACT_LABELS : createReActLabelSet(resolved.parser.labels, resolved.parser.replaceLabels ?? false);
+  const toolNames = resolved.tools.map((tool) => tool.name);
   let observationCleaner: ObservationCleaner | undefined;
   if (resolved.observation instanceof ObservationCleaner) observationCleaner = resolved.observation;
   else if (resolved.observation !== false) {
-    const cleanerOptions = { ...shared, ...resolved.observation };
+    const cleanerOptions = { ...shared, labels, toolNames, ...resolved.observation };
     observationCleaner =
       resolved.toolExecutor === false
         ? new ObservationCleaner({ ...cleanerOptions, onEvent: counting(cleanerOptions.onEvent, "observation_cleaned") })
@@ -113,6 +118,7 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
       toolExecutor = new ToolExecutor({
         ...shared,
         runContext,
+        labels,
         ...(observationCleaner !== undefined ? { formatObservation: observationCleaner.format } : {}),
         ...resolved.toolExecutor,
         onEvent: (event: ReinsEvent) => {
@@ -149,7 +155,7 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
     prompt: partialedPrompt,
     llmWithStop,
     parser,
-    labels: resolved.parser.labels === undefined ? DEFAULT_REACT_LABELS : createReActLabelSet(resolved.parser.labels, resolved.parser.replaceLabels ?? false),
+    labels,
     tools: [...tools, new ReActExceptionTool()],
     callbacks: loopControl === undefined ? [] : [loopControl],
     runContext,

@@ -67,14 +67,16 @@ export interface CreateReactAgentOptions {
    * `formatObservation` unless given), or a `ToolExecutor` you built (used as is: give it the
    * same `runContext` for loop notes to reach observations; the agent cannot see that instance's
    * events, so a call it refuses because the run is stopping is then listed among the stopped
-   * run's findings). `false` hands the tools over
+   * run's findings; give it the parser's `labels` too, so its neutraliser knows custom labels — an
+   * executor the agent builds gets them and the tool names itself). `false` hands the tools over
    * unwrapped (then cleaned by the observation cleaner when that is on).
    * @default {} (a ToolExecutor with `DEFAULT_TOOL_POLICY`: 30 s timeout, retries of retryable
    *   failures, circuit breaker)
    */
   toolExecutor?: ToolExecutorOptions | ToolExecutor | false;
   /**
-   * Observation cleaning: options for a new `ObservationCleaner`, or one you built. `false`
+   * Observation cleaning: options for a new `ObservationCleaner` (the agent adds the parser's
+   * `labels` and the tools' names as `toolNames`, for the neutraliser), or one you built. `false`
    * leaves tool results as the ToolExecutor's default formatter writes them.
    * @default {}
    */

@@ -43,9 +43,16 @@ export type ReActStepResult =
  * @param labels - the labels the parser reads (for the continuation cut)
  * @param text - the model's reply
  * @param observationCount - observations of real tools the run has seen
+ * @param runId - the run's id for the parser's events (a recorder groups them under the run)
  */
-export function parseReActStep(parser: HardenedReActOutputParser, labels: ReActLabelSet, text: string, observationCount: number): ReActStepResult {
-  const report = parser.parseDetailed(text, { observationCount });
+export function parseReActStep(
+  parser: HardenedReActOutputParser,
+  labels: ReActLabelSet,
+  text: string,
+  observationCount: number,
+  runId?: string,
+): ReActStepResult {
+  const report = parser.parseDetailed(text, { observationCount, ...(runId !== undefined ? { runId } : {}) });
   if (!report.ok) return { ok: false, error: report.error, repairs: report.repairs };
   const { result, repairs } = report;
   if (isAgentFinish(result)) {

@@ -178,7 +178,8 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
       const reply = await this.callModel(promptValue, options, streaming);
       if (loop !== undefined && run !== undefined) loop.modelReplied(run, reply, () => promptValue.toString(), loop.options.now() - startedAtMs);
       const observationCount = steps.filter((step) => step.action.tool !== EXCEPTION_TOOL_NAME).length;
-      const parsed = parseReActStep(this.parser, this.labels, replyText(reply), observationCount);
+      // The parser's events carry the run's id (the controller's, on this path) so a recorder groups them.
+      const parsed = parseReActStep(this.parser, this.labels, replyText(reply), observationCount, run?.runId);
       if (!parsed.ok) {
         // Planned as the executor's own parse-error step: its `_Exception` tool (LangChain's on
         // invoke(), agent.tools' on stream()) shows the model the corrective observation as is.

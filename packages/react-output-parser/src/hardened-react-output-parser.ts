@@ -1,6 +1,6 @@
 import type { AgentAction, AgentFinish } from "@langchain/core/agents";
 import { BaseOutputParser } from "@langchain/core/output_parsers";
-import { emitEvent, type ReinsEvent } from "@reins/core";
+import { emitEvent, wantsContent, type ReinsEvent } from "@reins/core";
 import { ReActFormatError } from "./errors";
 import { formatReminder, toolList } from "./messages";
 import {
@@ -50,6 +50,9 @@ export type ParseReport =
  * Parsing is linear in the reply's length: no regular expression with nested or adjacent unbounded
  * quantifiers runs over the reply.
  *
+ * The blob keys, finish names, XML-agent and reasoning tags are read from `@reins/core`'s one grammar
+ * (`react-grammar.ts`), which the tool-output neutraliser is derived from.
+ *
  * Accepted (each listed shape has a case in `shared/corpus` and a unit test):
  * - the canonical `Thought:` / `Action:` / `Action Input:` and `Thought:` / `Final Answer:`;
  * - a missing `Thought:` label (the prompt ends with it) or free text before the action;
@@ -90,7 +93,9 @@ export type ParseReport =
  * Rejected with a corrective observation (the `reason` in parentheses):
  * - an empty reply (`empty_output`), only reasoning tags (`reasoning_only`), a value that is not a
  *   string, even one whose `toString` throws (`not_text`);
- * - prose, a plan (`Plan:`, `Next steps:`), a cut-off Thought or a Thought with no action (`missing_action`);
+ * - prose, a plan (`Plan:`, `Next steps:`), a cut-off Thought or a Thought with no action (`missing_action`),
+ *   also a reply that copies neutralised tool output (`«Final Answer»:`, `‹tool_call>`, `| «tool»[…]`:
+ *   `@reins/core`'s `hasNeutralizedMarks`), which is never taken for an unlabelled answer;
  * - `Action Input:` with no `Action:` (`missing_action_label`); an empty `Action:` (`empty_tool_name`);
  * - an Action that is not a registered tool, e.g. a sentence (`unknown_tool`, listing the tools and
  *   suggesting the one named in it), or matching several after normalisation (`ambiguous_tool`);
@@ -210,7 +215,7 @@ export class HardenedReActOutputParser extends BaseOutputParser<AgentAction | Ag
     } else {
       report = this.rejection(step.reason, step.observation, step.thought, step.repairs, llmOutput);
     }
-    this.report(report);
+    this.report(report, context?.runId);
     return report;
   }
 
@@ -232,15 +237,19 @@ export class HardenedReActOutputParser extends BaseOutputParser<AgentAction | Ag
     return { ok: false, reason, observation, thought, repairs, error };
   }
 
-  private report(report: ParseReport): void {
+  private report(report: ParseReport, runId: string | undefined): void {
     const { metrics, onEvent } = this.resolved;
     if (metrics === undefined && onEvent === undefined) return;
     const targets = [metrics, onEvent];
+    const run = runId !== undefined ? { runId } : {};
     for (const repair of report.repairs) {
-      const event: ReinsEvent = { type: "parser_repair", repair };
+      const event: ReinsEvent = { type: "parser_repair", repair, ...run };
       emitEvent(event, targets);
     }
-    if (!report.ok) emitEvent({ type: "parser_error", reason: report.reason, message: report.observation }, targets);
+    if (!report.ok) {
+      const content = wantsContent(targets) ? { llmOutput: report.error.llmOutput } : {};
+      emitEvent({ type: "parser_error", reason: report.reason, message: report.observation, ...run, ...content }, targets);
+    }
   }
 
   private unwrap(report: ParseReport): AgentAction | AgentFinish {

@@ -21,3 +21,5 @@ export {
   type ToolInputKind,
   type ToolInputSpec,
 } from "./tool-schema";
+export { parseLooseJson, type LooseJson } from "./json-text";
+export { matchToolName, type ToolNameMatch } from "./tool-names";

@@ -1,4 +1,4 @@
-import { matchReActLabel, type ReActLabel, type ReActLabelSet } from "@reins/core";
+import { ACTION_BLOB_INPUT_KEYS, ACTION_BLOB_NAME_KEYS, FINISH_NAMES, hasNeutralizedMarks, matchReActLabel, XML_AGENT_TAG_NAMES, type ReActLabel, type ReActLabelSet } from "@reins/core";
 import { findBalancedEnd, parseLooseJson } from "./json-text";
 import { PARSER_MESSAGES, type MessageLabels } from "./messages";
 import {
@@ -511,8 +511,9 @@ interface ActionBlob {
   readonly hasInput: boolean;
 }
 
-const BLOB_NAME_KEYS = ["action", "tool", "tool_name", "name", "function"];
-const BLOB_INPUT_KEYS = ["action_input", "args", "arguments", "tool_input", "input", "parameters", "params"];
+// The blob keys are the one grammar's (`@reins/core`), which the neutraliser is derived from.
+const BLOB_NAME_KEYS = ACTION_BLOB_NAME_KEYS;
+const BLOB_INPUT_KEYS = ACTION_BLOB_INPUT_KEYS;
 
 function blobFrom(value: unknown, toolNames: readonly string[]): ActionBlob | undefined {
   if (!isPlainObject(value)) return undefined;
@@ -565,8 +566,7 @@ function pickBlob(work: Work, value: unknown): ActionBlob | undefined {
 }
 
 function isFinalAnswerName(name: string): boolean {
-  const compact = normalizeToolName(name).replace(/_/g, "");
-  return compact === "finalanswer" || compact === "finish" || compact === "final";
+  return FINISH_NAMES.includes(normalizeToolName(name).replace(/_/g, ""));
 }
 
 function fromBlob(work: Work, blob: ActionBlob): Finished {
@@ -738,22 +738,23 @@ function tagContent(text: string, tag: string): string | undefined {
   return text.slice(start, close < 0 ? text.length : close);
 }
 
-/** LangChain's XML agent format: `<tool>name</tool><tool_input>input` and `<final_answer>answer`. */
+/** LangChain's XML agent format: `<tool>name</tool><tool_input>input` and `<final_answer>answer` (tag names from the one grammar). */
 function fromXml(work: Work, body: string): Finished | undefined {
-  if (!body.includes("<tool>") && !body.includes("<final_answer>")) return undefined;
-  const toolIndex = body.indexOf("<tool>");
-  const finalIndex = body.indexOf("<final_answer>");
+  const { tool, toolInput, finalAnswer } = XML_AGENT_TAG_NAMES;
+  if (!body.includes(`<${tool}>`) && !body.includes(`<${finalAnswer}>`)) return undefined;
+  const toolIndex = body.indexOf(`<${tool}>`);
+  const finalIndex = body.indexOf(`<${finalAnswer}>`);
   if (toolIndex >= 0 && (finalIndex < 0 || toolIndex < finalIndex)) {
-    const name = tagContent(body, "tool") ?? "";
+    const name = tagContent(body, tool) ?? "";
     work.repairs.add("xml_action");
     const resolved = resolveTool(work, name.trim(), false);
     if ("ok" in resolved) return resolved;
-    const input = tagContent(body, "tool_input");
+    const input = tagContent(body, toolInput);
     if (input === undefined) return missingInput(work, resolved.spec);
     return toolInputFor(work, resolved.spec, input.trim());
   }
   work.repairs.add("xml_final_answer");
-  return finish(work, tagContent(body, "final_answer") ?? "");
+  return finish(work, tagContent(body, finalAnswer) ?? "");
 }
 
 /** Label words written capitalised inside prose ("provide a valid Action"): the model is talking about the format. */
@@ -802,14 +803,14 @@ function withoutStep(work: Work, body: string, preamble: readonly string[], segm
   const firstBreak = preambleText.indexOf("\n");
   if (segments.length === 0 && firstBreak > 0 && saysNoToolNeeded(preambleText.slice(0, firstBreak))) {
     const reply = preambleText.slice(firstBreak + 1).trim();
-    if (reply.length > 0 && !looksTruncated(reply) && !talksAboutFormat(reply)) {
+    if (reply.length > 0 && !looksTruncated(reply) && !talksAboutFormat(reply) && !hasNeutralizedMarks(reply)) {
       work.repairs.add("unlabelled_final_answer");
       return finish(work, reply);
     }
   }
   for (const thought of thoughts) {
     const reply = trimBlankLines(thought.lines);
-    if (reply.length > 0 && thought.value.trim().length > 0 && saysNoToolNeeded(thought.value) && !looksTruncated(reply)) {
+    if (reply.length > 0 && thought.value.trim().length > 0 && saysNoToolNeeded(thought.value) && !looksTruncated(reply) && !hasNeutralizedMarks(reply)) {
       work.repairs.add("unlabelled_final_answer");
       return finish(work, reply);
     }
@@ -818,7 +819,7 @@ function withoutStep(work: Work, body: string, preamble: readonly string[], segm
   if (meaningful.length === 0 && segments.length === 0) {
     const text = trimBlankLines(preamble);
     const mentioned = mentionedTools(text, toolNames);
-    if (work.config.acceptUnlabelledReply && readsAsReply(text) && mentioned.length === 0 && !looksLikePlan(text) && !looksTruncated(text) && !talksAboutFormat(text)) {
+    if (work.config.acceptUnlabelledReply && readsAsReply(text) && mentioned.length === 0 && !looksLikePlan(text) && !looksTruncated(text) && !talksAboutFormat(text) && !hasNeutralizedMarks(text)) {
       work.repairs.add("unlabelled_final_answer");
       return finish(work, text);
     }

@@ -3,10 +3,11 @@
  * wrapping quotes, `Tool[input]` and `tool(input)` calls, "no action" words, prompt echoes and
  * replies written without a label.
  */
+import { REASONING_TAG_NAMES } from "@reins/core";
 
-/** Opening tags of reasoning blocks that are never acted on. */
-const REASONING_OPEN = /<(think|thinking|reasoning|reflection)>/gi;
-const REASONING_CLOSE = /<\/(think|thinking|reasoning|reflection)>/gi;
+/** Opening and closing tags of reasoning blocks that are never acted on (the one grammar's, `@reins/core`). */
+const REASONING_OPEN = new RegExp(`<(${REASONING_TAG_NAMES.join("|")})>`, "gi");
+const REASONING_CLOSE = new RegExp(`</(${REASONING_TAG_NAMES.join("|")})>`, "gi");
 
 /** The text with reasoning blocks removed. */
 export interface ReasoningStripped {

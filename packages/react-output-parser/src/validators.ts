@@ -7,6 +7,8 @@ import { containsWord } from "./tool-names";
 export interface ParseContext {
   /** How many observations (tool results) the run has seen so far. */
   readonly observationCount?: number;
+  /** The top-level run the reply belongs to; copied onto the `parser_repair` and `parser_error` events. */
+  readonly runId?: string;
 }
 
 /** A validator's rejection. */

@@ -178,7 +178,10 @@ describe.each<ExecutorPath>(["invoke", "stream"])("ToolExecutor with the stock A
   });
 
   describe("a side-effect tool", () => {
-    it("never runs without confirmation and runs once confirmed", async () => {
+    /** The token of the latest dry run in the prompt (the model's own earlier guesses come first). */
+    const lastToken = (prompt: string): string => [...prompt.matchAll(/DRY RUN[^\n]*"confirm": "(ok-[0-9a-f]{8})"/g)].pop()?.[1] ?? "none";
+
+    it("never runs on a confirmation written before the dry run, and runs once confirmed with the dry run's token", async () => {
       const sent: unknown[] = [];
       const sendEmail = tool(
         async (input: { to: string }) => {
@@ -193,14 +196,15 @@ describe.each<ExecutorPath>(["invoke", "stream"])("ToolExecutor with the stock A
         tools: executor.wrap([sendEmail]),
         callbacks: [new NoopHandler()],
         replies: [
-          actionReply("send_email", '{"to": "a@example.com"}'),
-          actionReply("send_email", '{"to": "a@example.com", "confirm": true}'),
-          actionReply("send_email", '{"to": "a@example.com", "confirm": true}'),
+          actionReply("send_email", '{"to": "a@example.com", "confirm": "ok-00000000"}'),
+          (prompt) => actionReply("send_email", `{"to": "a@example.com", "confirm": "${lastToken(prompt)}"}`),
+          (prompt) => actionReply("send_email", `{"to": "a@example.com", "confirm": "${lastToken(prompt)}"}`),
           finalReply("sent"),
         ],
       });
       const observations = result.steps.map((step) => step.observation as string);
-      expect(observations[0]).toMatch(/^DRY RUN: tool "send_email"/);
+      expect(observations[0]).toMatch(/^DRY RUN: tool "send_email".*"confirm": "ok-[0-9a-f]{8}"/);
+      expect(observations[0]).not.toContain("ok-00000000");
       expect(observations[1]).toBe("sent to a@example.com");
       expect(observations[2]).toMatch(/already run with this input in this task/);
       expect(sent).toEqual([{ to: "a@example.com" }]);

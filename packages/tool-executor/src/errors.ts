@@ -181,6 +181,26 @@ export class RunStoppedError extends ToolExecutorError {
   }
 }
 
+const NOT_APPROVED_MARKER = Symbol.for("reins.tool-executor.side-effect-not-approved-error");
+
+/** A side-effect call the policy's `approve` hook refused (or threw on). Reported with outcome `rejected`. */
+export class SideEffectNotApprovedError extends ToolExecutorError {
+  private readonly [NOT_APPROVED_MARKER] = true;
+  readonly toolName: string;
+  readonly runId?: string;
+
+  constructor(fields: ToolExecutorErrorFields & { toolName: string; runId?: string }) {
+    super(fields.message ?? `Side-effect tool "${fields.toolName}" was not run: its approve hook refused the call in run ${fields.runId ?? "(unknown)"}.`, fields);
+    this.name = "SideEffectNotApprovedError";
+    this.toolName = fields.toolName;
+    this.runId = fields.runId;
+  }
+
+  static isInstance(error: unknown): error is SideEffectNotApprovedError {
+    return hasMarker(error, NOT_APPROVED_MARKER);
+  }
+}
+
 const DUPLICATE_MARKER = Symbol.for("reins.tool-executor.duplicate-call-error");
 
 /** A confirmed side-effect call repeated an idempotency key already used in this run; dropped. */

@@ -43,6 +43,7 @@ export {
   CircuitOpenError,
   DuplicateCallError,
   RunStoppedError,
+  SideEffectNotApprovedError,
   ToolExecutionError,
   ToolExecutorError,
   ToolExecutorOptionsError,
@@ -53,3 +54,4 @@ export {
   type ToolExecutorErrorFields,
   type ToolInputIssue,
 } from "./errors";
+export { type ApproveSideEffectCall, type SideEffectCall, type SideEffectCallContext } from "./confirmation";

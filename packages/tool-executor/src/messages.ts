@@ -4,22 +4,27 @@
  * They never include a stack trace, `undefined`, `[object Object]` or an empty string.
  */
 
-const MAX_DETAIL_CHARS = 200;
+const MAX_DETAIL_CHARS = 500;
 
 /** Texts that carry no information for the model (a stringified `undefined`, object, …). */
 const PLACEHOLDER_DETAILS = new Set(["undefined", "null", "nan", "[object object]", "error", "error: undefined", "error: [object object]"]);
 
 /**
- * First line of an error message, trimmed and bounded, for quoting to the model. A detail that is
- * only a stringified placeholder (`"undefined"`, `"[object Object]"`, …) becomes `"no details"`,
- * and an embedded `[object Object]` becomes `(an object)`.
+ * An error message for quoting to the model: every non-blank line kept, joined with ` / ` (a
+ * message cannot start a line of the observation), bounded to 500 characters with the cut
+ * marked. A detail that is only a stringified placeholder (`"undefined"`, `"[object Object]"`, …)
+ * becomes `"no details"`, and an embedded `[object Object]` becomes `(an object)`. The executor
+ * neutralises the whole observation afterwards (`neutralizeUntrustedText` of `@reins/core`).
  */
 export function briefDetail(text: string): string {
-  const rawLine = text.split(/\r?\n/, 20).find((line) => line.trim() !== "")?.trim() ?? "";
-  if (PLACEHOLDER_DETAILS.has(rawLine.slice(0, 40).replace(/[.\s]+$/, "").toLowerCase())) return "no details";
-  const firstLine = rawLine.replace(/\[object Object\]/g, "(an object)");
+  const bounded = text.length > MAX_DETAIL_CHARS * 4 ? text.slice(0, MAX_DETAIL_CHARS * 4) : text;
+  const lines = bounded.split(/\r\n|\r|\n/).map((line) => line.trim()).filter((line) => line !== "");
+  const joined = lines.join(" / ");
+  if (PLACEHOLDER_DETAILS.has(joined.slice(0, 40).replace(/[.\s]+$/, "").toLowerCase())) return "no details";
+  const detail = joined.replace(/\[object Object\]/g, "(an object)");
   // Clip before stripping trailing full stops, so the regex only ever sees a bounded string.
-  const clipped = firstLine.length > MAX_DETAIL_CHARS ? `${firstLine.slice(0, MAX_DETAIL_CHARS - 1)}…` : firstLine.replace(/[.\s]+$/, "");
+  const omitted = text.length - bounded.length + Math.max(0, detail.length - MAX_DETAIL_CHARS);
+  const clipped = detail.length > MAX_DETAIL_CHARS || omitted > 0 ? `${detail.slice(0, MAX_DETAIL_CHARS)}… (${omitted} more characters)` : detail.replace(/[.\s]+$/, "");
   return clipped === "" ? "no details" : clipped;
 }
 
@@ -80,13 +85,26 @@ export const MODEL_MESSAGES = Object.freeze({
       ? `The service seems to be having a temporary problem: use another tool or answer with what you already know.`
       : `The data cannot be used as is: change the input or use another tool.`),
 
-  dryRunObject: (toolName: string, inputText: string): string =>
+  dryRunObject: (toolName: string, inputText: string, token: string): string =>
     `DRY RUN: tool "${toolName}" has side effects and was NOT executed. It would run with input ${inputText}. ` +
-    `If this action is really intended, call "${toolName}" again with the same input plus "confirm": true.`,
+    `If this action is really intended, call "${toolName}" again with the same input plus "confirm": "${token}" (the confirmation token of this dry run).`,
 
-  dryRunString: (toolName: string, inputText: string, howToConfirm: string): string =>
+  dryRunString: (toolName: string, inputText: string, token: string): string =>
     `DRY RUN: tool "${toolName}" has side effects and was NOT executed. It would run with input ${inputText}. ` +
-    `If this action is really intended, call "${toolName}" again ${howToConfirm}.`,
+    `If this action is really intended, call "${toolName}" again with the input {"input": ${inputText}, "confirm": "${token}"} (the confirmation token of this dry run).`,
+
+  /** Appended to a user's own dry-run preview, so the model still learns the token. */
+  confirmationHint: (toolName: string, token: string): string =>
+    `To really run "${toolName}", call it again with the same input and the confirmation "confirm": "${token}".`,
+
+  /** A user's confirmWhen decides: the hint names no token. */
+  dryRunConfirmWhen: (toolName: string, inputText: string): string =>
+    `DRY RUN: tool "${toolName}" has side effects and was NOT executed. It would run with input ${inputText}. ` +
+    `If this action is really intended, call "${toolName}" again with the same input and an explicit confirmation.`,
+
+  notApproved: (toolName: string): string =>
+    `Tool "${toolName}" was not run: this action was not approved. Do not call it again with the same input; ` +
+    `tell the user what you wanted to do, or use another way.`,
 
   duplicate: (toolName: string, previousObservation: string | undefined): string =>
     `Tool "${toolName}" was already run with this input in this task, so it was not run again (to avoid doing the same action twice).` +
@@ -112,5 +130,3 @@ export const MODEL_MESSAGES = Object.freeze({
   cancelled: (toolName: string): string => `Tool "${toolName}" was cancelled before it finished.`,
 });
 
-/** How to confirm a string-input side-effect tool with the default confirmation convention. */
-export const DEFAULT_STRING_CONFIRMATION_HINT = 'with the input prefixed by "CONFIRM:"';

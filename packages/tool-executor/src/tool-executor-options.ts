@@ -1,4 +1,4 @@
-import type { ReinsEventListener, ReinsEventRecorder, RunContextStore } from "@reins/core";
+import { DEFAULT_REACT_LABELS, type ReActLabelSet, type ReinsEventListener, type ReinsEventRecorder, type RunContextStore } from "@reins/core";
 import { ToolExecutorOptionsError } from "./errors";
 import { defaultFormatObservation } from "./format-observation";
 import { resolveToolPolicy, type ToolPolicy } from "./tool-policy";
@@ -12,7 +12,11 @@ export interface ToolExecutorLogger {
 }
 
 /** Turns a successful tool result into the observation text. */
-export type FormatObservation = (result: unknown, context: { toolName: string; toolInput: unknown }) => string;
+export type FormatObservation = (
+  result: unknown,
+  /** `runId`: the top-level run of the call, when known (a cleaner copies it onto its event). */
+  context: { toolName: string; toolInput: unknown; runId?: string },
+) => string;
 
 /** Options of {@link ToolExecutor}. */
 export interface ToolExecutorOptions {
@@ -65,6 +69,15 @@ export interface ToolExecutorOptions {
    * @default 1000
    */
   maxTrackedRuns?: number;
+  /**
+   * The label set the agent's parser reads (`createReactAgent` passes it when the parser has
+   * custom labels). Every observation the executor returns — results, failure messages, fallback
+   * values, dry-run previews, loop notes — is neutralised with `@reins/core`'s
+   * `neutralizeUntrustedText` over these labels, every language label set and the names of the
+   * wrapped tools.
+   * @default DEFAULT_REACT_LABELS
+   */
+  labels?: ReActLabelSet;
 }
 
 /** `ToolExecutorOptions` with defaults applied and every policy validated. */
@@ -79,6 +92,7 @@ export interface ResolvedToolExecutorOptions {
   readonly formatObservation: FormatObservation;
   readonly forwardCallbacks: boolean;
   readonly maxTrackedRuns: number;
+  readonly labels: ReActLabelSet;
 }
 
 /** Defaults of {@link ToolExecutorOptions}. */
@@ -105,6 +119,7 @@ const OPTION_KEYS = [
   "formatObservation",
   "forwardCallbacks",
   "maxTrackedRuns",
+  "labels",
 ];
 
 /**
@@ -146,6 +161,9 @@ export function resolveToolExecutorOptions(options: ToolExecutorOptions = {}): R
   if (options.metrics !== undefined && typeof options.metrics?.record !== "function") {
     throw new ToolExecutorOptionsError({ field: "metrics", value: "(object)", reason: "must have a record(event) method" });
   }
+  if (options.labels !== undefined && (typeof options.labels !== "object" || options.labels === null || !Array.isArray((options.labels as { final_answer?: unknown }).final_answer))) {
+    throw new ToolExecutorOptionsError({ field: "labels", value: "(object)", reason: "must be a ReActLabelSet from @reins/core (see createReActLabelSet)" });
+  }
   const maxTrackedRuns = options.maxTrackedRuns ?? DEFAULT_TOOL_EXECUTOR_OPTIONS.maxTrackedRuns;
   if (!Number.isInteger(maxTrackedRuns) || maxTrackedRuns < 1) {
     throw new ToolExecutorOptionsError({ field: "maxTrackedRuns", value: maxTrackedRuns, reason: "must be an integer >= 1" });
@@ -161,5 +179,6 @@ export function resolveToolExecutorOptions(options: ToolExecutorOptions = {}): R
     formatObservation: options.formatObservation ?? DEFAULT_TOOL_EXECUTOR_OPTIONS.formatObservation,
     forwardCallbacks: options.forwardCallbacks ?? false,
     maxTrackedRuns,
+    labels: options.labels ?? DEFAULT_REACT_LABELS,
   });
 }

@@ -443,6 +443,13 @@ describe("ToolExecutor", () => {
   });
 
   describe("side effects", () => {
+    /** The confirmation token a dry-run observation asks for. */
+    function tokenOf(observation: unknown): string {
+      const token = /"confirm": "(ok-[0-9a-f]{8})"/.exec(String(observation))?.[1];
+      if (token === undefined) throw new Error(`no confirmation token in ${String(observation)}`);
+      return token;
+    }
+
     function emailTool(): { tool: DynamicStructuredTool; sent: unknown[] } {
       const sent: unknown[] = [];
       const sendEmail = tool(
@@ -462,37 +469,42 @@ describe("ToolExecutor", () => {
       const observation = await wrapped.invoke({ to: "a@example.com", subject: "Hi" });
       expect(email.sent).toHaveLength(0);
       expect(observation).toMatch(/^DRY RUN: tool "send_email" has side effects and was NOT executed/);
-      expect(observation).toContain('"confirm": true');
+      expect(observation).toMatch(/"confirm": "ok-[0-9a-f]{8}"/);
       expect(toolCalls()[0].outcome).toBe("dry_run");
     });
 
-    it("runs with confirm: true, passes the input without confirm, and drops a repeat in the same run", async () => {
+    it("runs with the dry run's token, passes the input without confirm, and drops a repeat in the same run", async () => {
       const { toolCalls, options } = recorder();
       const store = new RunContextStore();
       store.start("run-1");
+      store.link("tool-run-0", "run-1");
       store.link("tool-run-1", "run-1");
       store.link("tool-run-2", "run-1");
       const email = emailTool();
       const [wrapped] = new ToolExecutor({ ...options, runContext: store, policies: { send_email: { sideEffects: true } } }).wrap([email.tool]);
-      const input = { to: "a@example.com", subject: "Hi", confirm: true };
+      const preview = await wrapped.invoke({ to: "a@example.com", subject: "Hi" }, { runId: "tool-run-0", callbacks: [new NoopHandler()] });
+      const input = { to: "a@example.com", subject: "Hi", confirm: tokenOf(preview) };
       expect(await wrapped.invoke(input, { runId: "tool-run-1", callbacks: [new NoopHandler()] })).toBe("sent to a@example.com");
       const repeat = await wrapped.invoke(input, { runId: "tool-run-2", callbacks: [new NoopHandler()] });
       expect(email.sent).toEqual([{ to: "a@example.com", subject: "Hi" }]);
       expect(repeat).toMatch(/already run with this input in this task/);
       expect(repeat).toContain("sent to a@example.com");
       expect(toolCalls().map((event) => [event.outcome, event.runId])).toEqual([
+        ["dry_run", "run-1"],
         ["success", "run-1"],
         ["rejected", "run-1"],
       ]);
-      expect(DuplicateCallError.isInstance(toolCalls()[1].error)).toBe(true);
+      expect(DuplicateCallError.isInstance(toolCalls()[2].error)).toBe(true);
     });
 
-    it("confirms a string tool with the CONFIRM: prefix and strips it", async () => {
+    it("confirms a string tool with {input, confirm: token} and runs it with the input alone", async () => {
       const deleter = scriptedStringTool("delete_file", [(input) => `deleted ${input}`]);
       const [wrapped] = new ToolExecutor({ policies: { delete_file: { sideEffects: true } } }).wrap([deleter.tool]);
-      expect(await wrapped.invoke("/tmp/a.txt")).toMatch(/DRY RUN.*prefixed by "CONFIRM:"/);
+      const preview = await wrapped.invoke("/tmp/a.txt");
+      expect(preview).toMatch(/DRY RUN.*\{"input": "\/tmp\/a.txt", "confirm": "ok-[0-9a-f]{8}"\}/);
+      expect(await wrapped.invoke("CONFIRM: /tmp/a.txt")).toMatch(/^DRY RUN/);
       expect(deleter.calls).toHaveLength(0);
-      expect(await wrapped.invoke("CONFIRM: /tmp/a.txt")).toBe("deleted /tmp/a.txt");
+      expect(await wrapped.invoke(JSON.stringify({ input: "/tmp/a.txt", confirm: tokenOf(preview) }))).toBe("deleted /tmp/a.txt");
     });
 
     describe("when the confirmed call never reaches the tool", () => {
@@ -513,14 +525,16 @@ describe("ToolExecutor", () => {
         const next = inRun(store, "run-1");
         const email = emailTool();
         const [wrapped] = new ToolExecutor({ ...options, runContext: store, policies: { send_email: { sideEffects: true, maxCallsPerRun: 1 } } }).wrap([email.tool]);
-        await wrapped.invoke({ to: "a@example.com", subject: "Hi", confirm: true }, next());
-        const capped = await wrapped.invoke({ to: "b@example.com", subject: "Hi", confirm: true }, next());
-        const again = await wrapped.invoke({ to: "b@example.com", subject: "Hi", confirm: true }, next());
+        const tokenA = tokenOf(await wrapped.invoke({ to: "a@example.com", subject: "Hi" }, next()));
+        await wrapped.invoke({ to: "a@example.com", subject: "Hi", confirm: tokenA }, next());
+        const tokenB = tokenOf(await wrapped.invoke({ to: "b@example.com", subject: "Hi" }, next()));
+        const capped = await wrapped.invoke({ to: "b@example.com", subject: "Hi", confirm: tokenB }, next());
+        const again = await wrapped.invoke({ to: "b@example.com", subject: "Hi", confirm: tokenB }, next());
         expect(capped).toMatch(/already called 1 times in this task, its limit/);
         expect(again).toMatch(/already called 1 times in this task, its limit/);
         expect(again).not.toMatch(/already run with this input/);
         expect(email.sent).toEqual([{ to: "a@example.com", subject: "Hi" }]);
-        expect(toolCalls().map((event) => event.error?.name)).toEqual([undefined, "CallLimitExceededError", "CallLimitExceededError"]);
+        expect(toolCalls().map((event) => event.error?.name)).toEqual([undefined, undefined, undefined, "CallLimitExceededError", "CallLimitExceededError"]);
       });
 
       it("lets the same confirmed input run once the open circuit lets calls through again", async () => {
@@ -541,11 +555,12 @@ describe("ToolExecutor", () => {
           runContext: store,
           policies: { pay: { sideEffects: true, circuitBreaker: { failureThreshold: 1, halfOpenAfterMs: 1000 } } },
         }).wrap([pay]);
-        await wrapped.invoke({ amount: 1, confirm: true }, next());
-        const whileOpen = await wrapped.invoke({ amount: 2, confirm: true }, next());
+        await wrapped.invoke({ amount: 1, confirm: tokenOf(await wrapped.invoke({ amount: 1 }, next())) }, next());
+        const token = tokenOf(await wrapped.invoke({ amount: 2 }, next()));
+        const whileOpen = await wrapped.invoke({ amount: 2, confirm: token }, next());
         expect(whileOpen).toMatch(/"pay" is unavailable right now/);
         jest.advanceTimersByTime(1000);
-        const afterOpen = await wrapped.invoke({ amount: 2, confirm: true }, next());
+        const afterOpen = await wrapped.invoke({ amount: 2, confirm: token }, next());
         expect(afterOpen).toBe("paid 2");
         expect(attempts).toBe(2);
       });
@@ -556,8 +571,9 @@ describe("ToolExecutor", () => {
         const next = inRun(store, "run-1");
         const failing = scriptedStringTool("charge", [() => Promise.reject(Object.assign(new Error("reset"), { code: "ECONNRESET" }))]);
         const [wrapped] = new ToolExecutor({ runContext: store, policies: { charge: { sideEffects: true } } }).wrap([failing.tool]);
-        await wrapped.invoke("CONFIRM: card 1", next());
-        expect(await wrapped.invoke("CONFIRM: card 1", next())).toMatch(/already run with this input in this task/);
+        const confirmed = JSON.stringify({ input: "card 1", confirm: tokenOf(await wrapped.invoke("card 1", next())) });
+        await wrapped.invoke(confirmed, next());
+        expect(await wrapped.invoke(confirmed, next())).toMatch(/already run with this input in this task/);
         expect(failing.calls).toEqual(["card 1"]);
       });
     });
@@ -883,7 +899,9 @@ describe("ToolExecutor schema interop", () => {
       const [wrapped] = new ToolExecutor({ policies: { book_room: { sideEffects: true } } }).wrap([book]);
       expect(Object.keys((wrapped.schema as unknown as { shape: Record<string, unknown> }).shape).sort()).toEqual(["confirm", "room"]);
       await expect(wrapped.invoke({ room: 7 } as never)).resolves.toMatch(/^Invalid input for tool "book_room": room: /);
-      await expect(wrapped.invoke({ room: "A1", confirm: true } as never)).resolves.toBe("booked A1");
+      const preview = String(await wrapped.invoke({ room: "A1" } as never));
+      const token = /"confirm": "(ok-[0-9a-f]{8})"/.exec(preview)?.[1];
+      await expect(wrapped.invoke({ room: "A1", confirm: token } as never)).resolves.toBe("booked A1");
       expect(ran).toEqual([{ room: "A1" }]);
     });
   });
@@ -900,10 +918,11 @@ describe("ToolExecutor schema interop", () => {
       const { toolCalls, options } = recorder();
       const [wrapped] = new ToolExecutor({ ...options, policies: { lookup_order: { sideEffects: true } } }).wrap([lookup]);
       expect(Object.keys((wrapped.schema as { properties: Record<string, unknown> }).properties).sort()).toEqual(["confirm", "id"]);
-      await expect(wrapped.invoke({ id: 5, confirm: true } as never)).resolves.toBe("order 5");
-      const invalid = await wrapped.invoke({ id: "five", confirm: true } as never);
+      const tokenOf = (observation: unknown): string | undefined => /"confirm": "(ok-[0-9a-f]{8})"/.exec(String(observation))?.[1];
+      await expect(wrapped.invoke({ id: 5, confirm: tokenOf(await wrapped.invoke({ id: 5 } as never)) } as never)).resolves.toBe("order 5");
+      const invalid = await wrapped.invoke({ id: "five", confirm: tokenOf(await wrapped.invoke({ id: "five" } as never)) } as never);
       expect(invalid).toMatch(/^Invalid input for tool "lookup_order"/);
-      expect(toolCalls().map((event) => event.outcome)).toEqual(["success", "invalid_input"]);
+      expect(toolCalls().map((event) => event.outcome)).toEqual(["dry_run", "success", "dry_run", "invalid_input"]);
     });
 
     it("reports the original tool's own validation failure even when a fallback is configured", async () => {

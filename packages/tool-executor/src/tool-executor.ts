@@ -5,6 +5,7 @@ import { DynamicTool, StructuredTool, Tool, ToolInputParsingException, type Stru
 import { isSimpleStringZodSchema } from "@langchain/core/utils/types";
 import {
   emitEvent,
+  wantsContent,
   normalizeToolInput,
   runIdsFrom,
   type CircuitState,
@@ -45,15 +46,18 @@ import {
   ToolResultCheckError,
   ToolTimeoutError,
   ToolValidationError,
+  SideEffectNotApprovedError,
 } from "./errors";
 import { defaultFormatObservation, ensureReadableObservation } from "./format-observation";
 import { guardAbortListeners } from "./guarded-signal";
-import { DEFAULT_STRING_CONFIRMATION_HINT, MODEL_MESSAGES } from "./messages";
+import { MODEL_MESSAGES } from "./messages";
+import { decideSideEffectCall } from "./confirmation";
+import { UntrustedObservationGuard } from "./untrusted-observation";
 import { isRetryableError, toError } from "./normalize-error";
 import { checkResultShape, type ResultCheckFailure } from "./result-check";
 import { InMemoryToolResultStore, type ToolResultStore } from "./result-store";
 import { countsAgainstCircuit, failureObservation, isKnownFailure, outcomeOf } from "./failure-observation";
-import { previewText, prepareToolInput, withConfirmField, type ToolInputKind } from "./tool-input";
+import { previewText, prepareToolInput, withConfirmField, type PreparedToolInput, type ToolInputKind } from "./tool-input";
 import { resolveToolPolicy, type ResolvedToolPolicy } from "./tool-policy";
 import {
   resolveToolExecutorOptions,
@@ -117,6 +121,8 @@ interface AttemptState {
   lastError: Error | undefined;
   readonly toolInput: unknown;
   readonly parentSignal: AbortSignal | undefined;
+  /** The top-level run of the call (copied onto its retry and circuit events). */
+  readonly runId: string | undefined;
 }
 
 /** A signal that never aborts, for calls made without one. */
@@ -213,8 +219,14 @@ export class ToolExecutor {
   private readonly trackedRuns = new Map<string, RunSlot>();
   private readonly slotKey: string;
   private warnedNoRun = false;
+  /** Neutralises every observation with the agent's labels and the wrapped tools' names. */
+  private readonly untrusted: UntrustedObservationGuard;
   /** The call an error came from, so the shared retry policy can see its input and attempt count. */
   private readonly callOfError = new WeakMap<Error, AttemptState>();
+  /** The top-level run of each inner config handed down a call (for events raised deep inside it). */
+  private readonly runIdOfConfig = new WeakMap<RunnableConfig, string>();
+  /** Per tool, the run of the latest call started: the run a circuit change is reported under. */
+  private readonly lastRunIdOfTool = new Map<string, string | undefined>();
 
   /**
    * @param options - see {@link ToolExecutorOptions}
@@ -222,6 +234,7 @@ export class ToolExecutor {
    */
   constructor(options: ToolExecutorOptions = {}) {
     this.options = resolveToolExecutorOptions(options);
+    this.untrusted = new UntrustedObservationGuard(this.options.labels);
     executorCount += 1;
     this.slotKey = `${SLOT_PREFIX}#${executorCount}`;
   }
@@ -272,6 +285,7 @@ export class ToolExecutor {
     }
     const existing = this.states.get(tool.name);
     if (existing !== undefined && existing.original === tool) return existing.wrapped;
+    this.untrusted.addToolName(tool.name);
     // Own keys only: a tool named "constructor" or "toString" must not pick up Object.prototype members.
     const override = Object.prototype.hasOwnProperty.call(this.options.policies, tool.name) ? this.options.policies[tool.name] : undefined;
     const policy = resolveToolPolicy(this.options.defaults, override, `policies.${tool.name}`);
@@ -319,7 +333,15 @@ export class ToolExecutor {
       { halfOpenAfter: policy.circuitBreaker.halfOpenAfterMs, breaker: new ConsecutiveBreaker(policy.circuitBreaker.failureThreshold) },
     );
     breaker.onStateChange((state) => {
-      this.emit({ type: "circuit_state", toolName, state: toCircuitState(state) });
+      const circuitState = toCircuitState(state);
+      const runId = this.lastRunIdOfTool.get(toolName);
+      this.emit({
+        type: "circuit_state",
+        toolName,
+        state: circuitState,
+        ...(circuitState === "open" ? { halfOpenAfterMs: policy.circuitBreaker?.halfOpenAfterMs } : {}),
+        ...(runId !== undefined ? { runId } : {}),
+      });
       this.log(state === CockatielCircuitState.Closed ? "info" : "warn", `Circuit of tool "${toolName}" is now ${toCircuitState(state)}.`, { toolName });
     });
     return breaker;
@@ -360,6 +382,7 @@ export class ToolExecutor {
         attempt: event.attempt + 1,
         delayMs: event.delay,
         error: "error" in event ? toError(event.error) : undefined,
+        ...(this.callOfRetry(event) ?? {}),
       });
     });
     return retryPolicy;
@@ -487,17 +510,22 @@ export class ToolExecutor {
           // The original tool gets the caller's config minus its callbacks (one tool run per action),
           // or the wrapper's child callbacks when forwardCallbacks is on.
           const innerConfig: RunnableConfig = { ...config, runId: undefined, callbacks: this.options.forwardCallbacks ? runManager?.getChild() : undefined };
-          result = await this.executePrepared(state, prepared.toolInput, prepared.confirmed, run, innerConfig);
+          if (run.runId !== undefined) this.runIdOfConfig.set(innerConfig, run.runId);
+          result = await this.executePrepared(state, prepared.toolInput, prepared, run, innerConfig);
         }
       } catch (unexpected) {
         const error = toError(unexpected);
         result = { observation: MODEL_MESSAGES.permanentError(state.name, error.message), outcome: "error", error };
       }
     }
+    // Every observation (result, failure message, fallback value, dry-run preview) and the loop
+    // notes that quote earlier results pass the neutraliser of the one grammar.
     const notes = this.drainNotes(run);
-    const observation = notes === undefined ? result.observation : `${result.observation}\n\n${notes}`;
+    const safe = this.untrusted.neutralize(result.observation);
+    const observation = notes === undefined ? safe : `${safe}\n\n${this.untrusted.neutralize(notes)}`;
     const durationMs = Math.max(0, this.options.now() - startedAt);
-    this.emit({ type: "tool_call", toolName: state.name, outcome: result.outcome, durationMs, error: result.error, runId: run.runId });
+    const content = wantsContent([this.options.metrics, this.options.onEvent]) ? { toolInput, observation } : {};
+    this.emit({ type: "tool_call", toolName: state.name, outcome: result.outcome, durationMs, error: result.error, runId: run.runId, ...content });
     if (result.error !== undefined && result.outcome !== "dry_run") {
       this.log("warn", `Tool "${state.name}" call ended as ${result.outcome}: ${result.error.message}`, {
         toolName: state.name,
@@ -513,12 +541,12 @@ export class ToolExecutor {
   private async executePrepared(
     state: ToolState,
     toolInput: unknown,
-    confirmed: boolean,
+    confirmation: Pick<PreparedToolInput, "confirmation" | "confirmationInput">,
     run: RunHandle,
     config: RunnableConfig,
   ): Promise<CallResult> {
     const { policy, name: toolName } = state;
-    const context = { toolName, toolInput };
+    const context = { toolName, toolInput, ...(run.runId !== undefined ? { runId: run.runId } : {}) };
 
     let cacheKey: string | undefined;
     if (policy.cache !== undefined && state.store !== undefined) {
@@ -540,13 +568,9 @@ export class ToolExecutor {
       }
     }
 
-    if (policy.sideEffects && !confirmed) {
-      const observation =
-        policy.preview?.(toolInput, { toolName }) ??
-        (state.kind === "object"
-          ? MODEL_MESSAGES.dryRunObject(toolName, previewText(toolInput))
-          : MODEL_MESSAGES.dryRunString(toolName, previewText(toolInput), policy.confirmWhen === undefined ? DEFAULT_STRING_CONFIRMATION_HINT : "with an explicit confirmation"));
-      return { observation: ensureReadableObservation(observation, toolName), outcome: "dry_run" };
+    if (policy.sideEffects) {
+      const gate = await this.gateSideEffectCall(state, toolInput, confirmation, run);
+      if (gate !== undefined) return gate;
     }
 
     let idempotencySlotKey: string | undefined;
@@ -613,7 +637,7 @@ export class ToolExecutor {
 
   /** fallback(retry(breaker(bulkhead(timeout(call))))); the result counts the tool's starts. */
   private async runResilient(state: ToolState, toolInput: unknown, config: RunnableConfig): Promise<CallResult> {
-    const attemptState: AttemptState = { attempts: 0, lastError: undefined, toolInput, parentSignal: config.signal };
+    const attemptState: AttemptState = { attempts: 0, lastError: undefined, toolInput, parentSignal: config.signal, runId: this.runIdOfConfig.get(config) };
     const result = await this.runResilientWith(state, toolInput, config, attemptState);
     return { ...result, toolCalls: attemptState.attempts };
   }
@@ -701,6 +725,7 @@ export class ToolExecutor {
     };
     const guarded = async (signal: AbortSignal): Promise<unknown> => {
       if (state.breaker === undefined) return limited(signal);
+      this.lastRunIdOfTool.set(toolName, attemptState.runId);
       try {
         return await state.breaker.execute(({ signal: inner }) => limited(inner), signal);
       } catch (error) {
@@ -729,7 +754,7 @@ export class ToolExecutor {
     if (policy.fallback === undefined) {
       try {
         const value = await retried(neverAborted);
-        return this.success(state, toolInput, value);
+        return this.success(state, toolInput, value, attemptState.runId);
       } catch (thrown) {
         return this.failure(state, attemptState.lastError ?? toError(thrown), attemptState.attempts);
       }
@@ -745,7 +770,7 @@ export class ToolExecutor {
     } catch (thrown) {
       return this.failure(state, attemptState.lastError ?? toError(thrown), attemptState.attempts);
     }
-    if (value !== FALLBACK_SIGNAL) return this.success(state, toolInput, value);
+    if (value !== FALLBACK_SIGNAL) return this.success(state, toolInput, value, attemptState.runId);
     const cause = attemptState.lastError ?? new ToolExecutionError({ toolName, cause: new Error("unknown failure") });
     return this.runFallback(state, policy.fallback, toolInput, cause, attemptState.attempts, config);
   }
@@ -759,7 +784,8 @@ export class ToolExecutor {
     config: RunnableConfig,
   ): Promise<CallResult> {
     const toolName = state.name;
-    const context = { toolName, toolInput };
+    const runId = this.runIdOfConfig.get(config);
+    const context = { toolName, toolInput, ...(runId !== undefined ? { runId } : {}) };
     try {
       if (typeof fallback === "string") return { observation: ensureReadableObservation(fallback, toolName), outcome: "fallback", error: cause };
       if (typeof fallback === "function") {
@@ -802,12 +828,13 @@ export class ToolExecutor {
     return this.runResilient(withoutFallback, toolInput, config);
   }
 
-  private success(state: ToolState, toolInput: unknown, value: unknown): CallResult {
+  private success(state: ToolState, toolInput: unknown, value: unknown, runId: string | undefined): CallResult {
+    const context = { toolName: state.name, toolInput, ...(runId !== undefined ? { runId } : {}) };
     if (isContentAndArtifact(value)) {
-      return { observation: this.format(value.content, { toolName: state.name, toolInput }), outcome: "success", raw: value.content, artifact: value.artifact };
+      return { observation: this.format(value.content, context), outcome: "success", raw: value.content, artifact: value.artifact };
     }
     if (isDirectToolOutput(value)) return { observation: "", outcome: "success", direct: value, raw: value, artifact: value };
-    return { observation: this.format(value, { toolName: state.name, toolInput }), outcome: "success", raw: value, artifact: value };
+    return { observation: this.format(value, context), outcome: "success", raw: value, artifact: value };
   }
 
   private failure(state: ToolState, error: Error, attempts: number): CallResult {
@@ -873,7 +900,7 @@ export class ToolExecutor {
     };
   }
 
-  private format(value: unknown, context: { toolName: string; toolInput: unknown }): string {
+  private format(value: unknown, context: { toolName: string; toolInput: unknown; runId?: string }): string {
     const formatter = this.options.formatObservation;
     if (formatter === defaultFormatObservation) return defaultFormatObservation(value, context);
     try {
@@ -892,6 +919,42 @@ export class ToolExecutor {
   }
 
   /** Finds the run of a call: a registered run in the store, else the tool run's parent run. */
+  /** Dry run, token and approve for a side-effect call: `undefined` when the call goes ahead. */
+  private async gateSideEffectCall(
+    state: ToolState,
+    toolInput: unknown,
+    confirmation: Pick<PreparedToolInput, "confirmation" | "confirmationInput">,
+    run: RunHandle,
+  ): Promise<CallResult | undefined> {
+    const { policy, name: toolName } = state;
+    const decision = await decideSideEffectCall({
+      toolName,
+      toolInput,
+      confirmation: confirmation.confirmation,
+      rawInput: confirmation.confirmationInput,
+      confirmWhen: policy.confirmWhen,
+      approve: policy.approve,
+      runKey: run.slot ?? this,
+      runId: run.runId,
+    });
+    if (decision.proceed) return undefined;
+    if (decision.reason === "not_approved") {
+      if (decision.error !== undefined) this.log("warn", `approve threw for tool "${toolName}"; the call was refused.`, { toolName, error: decision.error });
+      return { observation: MODEL_MESSAGES.notApproved(toolName), outcome: "rejected", error: new SideEffectNotApprovedError({ toolName, runId: run.runId, ...(decision.error !== undefined ? { cause: decision.error } : {}) }) };
+    }
+    const inputText = previewText(toolInput);
+    const custom = policy.preview?.(toolInput, { toolName });
+    const observation =
+      custom !== undefined
+        ? `${custom}\n${policy.confirmWhen === undefined ? MODEL_MESSAGES.confirmationHint(toolName, decision.token) : ""}`.trim()
+        : policy.confirmWhen !== undefined
+          ? MODEL_MESSAGES.dryRunConfirmWhen(toolName, inputText)
+          : state.kind === "object"
+            ? MODEL_MESSAGES.dryRunObject(toolName, inputText, decision.token)
+            : MODEL_MESSAGES.dryRunString(toolName, inputText, decision.token);
+    return { observation: ensureReadableObservation(observation, toolName), outcome: "dry_run" };
+  }
+
   private findRun(runManager: CallbackManagerForToolRun | undefined, config: RunnableConfig): RunHandle {
     const ids = [...runIdsFrom(runManager), ...runIdsFrom(config)];
     const store = this.options.runContext;
@@ -938,6 +1001,13 @@ export class ToolExecutor {
       `Tool "${toolName}" has ${feature} but the call carries no run id (no LangChain callback handler attached), so per-run limits are not applied. Attach any callback handler (e.g. LoopControlHandler) to the executor.`,
       { toolName },
     );
+  }
+
+  /** The run of the call a retry belongs to, as an event field. */
+  private callOfRetry(event: object): { runId: string } | undefined {
+    const error = (event as { error?: unknown }).error;
+    const runId = error instanceof Error ? this.callOfError.get(error)?.runId : undefined;
+    return runId === undefined ? undefined : { runId };
   }
 
   private emit(event: Parameters<typeof emitEvent>[0]): void {

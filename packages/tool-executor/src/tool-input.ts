@@ -29,7 +29,10 @@ export interface ToolInputTarget {
 /** An accepted input. */
 export interface PreparedToolInput {
   readonly toolInput: unknown;
-  readonly confirmed: boolean;
+  /** The `confirm` value the model wrote for a side-effect tool (removed from `toolInput`), if any. */
+  readonly confirmation: unknown;
+  /** The input with its `confirm` field, for a user's `confirmWhen`. */
+  readonly confirmationInput: unknown;
 }
 
 /** A rejected input: field-level issues and the observation for the model. */
@@ -42,7 +45,18 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-const CONFIRM_PREFIX = /^\s*confirm(?:ed)?\s*:\s*/i;
+/** `{"input": "…", "confirm": "<token>"}` written as the text of a string-input side-effect tool. */
+function confirmedStringInput(text: string): { input: string; confirm: unknown } | undefined {
+  const trimmed = stripCodeFence(text);
+  if (!trimmed.startsWith("{") || !trimmed.includes("confirm")) return undefined;
+  try {
+    const value: unknown = JSON.parse(trimmed);
+    if (isRecord(value) && typeof value.input === "string" && "confirm" in value && Object.keys(value).length === 2) return { input: value.input, confirm: value.confirm };
+  } catch {
+    // Not the confirmation form: the text is the input.
+  }
+  return undefined;
+}
 
 function stripCodeFence(text: string): string {
   const trimmed = text.trim();
@@ -87,7 +101,8 @@ export function previewText(value: unknown): string {
 }
 
 /**
- * Parses, validates and sanitises a tool input, and extracts the side-effect confirmation.
+ * Parses, validates and sanitises a tool input, and extracts the side-effect confirmation (the
+ * `confirm` value; whether it confirms is decided in `confirmation.ts`).
  * String tools accept a string, `{ input }` (a `ToolCall`'s args) or nothing; object-schema tools
  * accept an object or JSON text (a code fence around it is removed), validated against the
  * original schema (zod v3/v4) and then the policy's `validate` schema.
@@ -101,19 +116,21 @@ rawInput: unknown,
 ): Promise<PreparedToolInput | RejectedToolInput> {
 const { policy, toolName } = target;
   let toolInput: unknown;
-  let confirmed = false;
+  let confirmation: unknown;
+  let confirmationInput: unknown = rawInput;
   if (target.kind === "string") {
     if (typeof rawInput === "string") toolInput = rawInput;
     else if (rawInput === undefined || rawInput === null) toolInput = "";
     else if (isRecord(rawInput) && Object.keys(rawInput).length <= 2 && (typeof rawInput.input === "string" || rawInput.input === undefined) && Object.keys(rawInput).every((key) => key === "input" || key === "confirm")) {
       toolInput = rawInput.input ?? "";
-      if (rawInput.confirm === true) confirmed = true;
+      confirmation = rawInput.confirm;
     } else toolInput = previewText(rawInput);
-    if (policy.sideEffects) {
-      if (policy.confirmWhen !== undefined) confirmed = confirmed || policy.confirmWhen(toolInput, { toolName }) === true;
-      else if (CONFIRM_PREFIX.test(toolInput as string)) {
-        confirmed = true;
-        toolInput = (toolInput as string).replace(CONFIRM_PREFIX, "");
+    if (policy.sideEffects && typeof toolInput === "string") {
+      const confirmed = confirmedStringInput(toolInput);
+      if (confirmed !== undefined) {
+        confirmationInput = { input: confirmed.input, confirm: confirmed.confirm };
+        toolInput = confirmed.input;
+        confirmation = confirmed.confirm;
       }
     }
   } else {
@@ -133,7 +150,8 @@ const { policy, toolName } = target;
       return { issues: [{ path: "", message: "input must be a JSON object" }], observation: MODEL_MESSAGES.notJson(toolName, expected) };
     }
     if (policy.sideEffects) {
-      confirmed = policy.confirmWhen !== undefined ? policy.confirmWhen(value, { toolName }) === true : value.confirm === true;
+      confirmationInput = value;
+      confirmation = value.confirm;
       if ("confirm" in value) {
         const { confirm: _confirm, ...rest } = value;
         value = rest;
@@ -157,15 +175,16 @@ const { policy, toolName } = target;
     toolInput = parsed.data;
   }
   if (policy.sanitize !== undefined) toolInput = await policy.sanitize(toolInput, { toolName });
-  return { toolInput, confirmed };
+  return { toolInput, confirmation, confirmationInput };
 }
 
-/** Adds an optional `confirm: boolean` to an object schema (zod v3, zod v4 or JSON schema). */
+/**
+ * Adds an optional `confirm` (the dry run's token; a boolean is accepted and gets the dry run) to an object schema (zod v3, zod v4 or JSON schema). */
 export function withConfirmField(schema: unknown): unknown {
-  const description = "Set to true only to really perform this action; without it you get a dry-run preview.";
+  const description = "The confirmation token from this tool's dry-run preview; set it only to really perform the previewed action. Without it you get the dry-run preview.";
   try {
     if (isInteropZodObject(schema)) {
-      const confirm = isZodSchemaV3(schema) ? zodV3.boolean().optional().describe(description) : zodV4.boolean().optional().describe(description);
+      const confirm = isZodSchemaV3(schema) ? zodV3.union([zodV3.string(), zodV3.boolean()]).optional().describe(description) : zodV4.union([zodV4.string(), zodV4.boolean()]).optional().describe(description);
       return extendInteropZodObject(schema as InteropZodObject, { confirm } as never);
     }
   } catch {
@@ -173,7 +192,7 @@ export function withConfirmField(schema: unknown): unknown {
   }
   if (isRecord(schema) && schema.type === "object" && !isInteropZodSchema(schema)) {
     const properties = isRecord(schema.properties) ? schema.properties : {};
-    return { ...schema, properties: { ...properties, confirm: { type: "boolean", description } } };
+    return { ...schema, properties: { ...properties, confirm: { type: ["string", "boolean"], description } } };
   }
   return schema;
 }

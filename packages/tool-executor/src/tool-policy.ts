@@ -1,4 +1,5 @@
 import type { InteropZodType } from "@langchain/core/utils/types";
+import type { ApproveSideEffectCall } from "./confirmation";
 import { ToolExecutorOptionsError } from "./errors";
 import { DEFAULT_RESULT_CHECKS, type ResultCheckFailure, type ResultChecks } from "./result-check";
 import type { ToolResultStore } from "./result-store";
@@ -165,8 +166,11 @@ export interface ToolPolicy {
    */
   cache?: Partial<CacheOptions> | boolean;
   /**
-   * The tool changes the world (sends, buys, deletes). It then runs only with explicit
-   * confirmation; otherwise the model gets a dry-run preview and the tool is not called.
+   * The tool changes the world (sends, buys, deletes). Its first call in a run is a dry run: the
+   * model gets a preview with a per-run confirmation token and the tool is not called. It runs
+   * only when the model calls it again with the same input plus `"confirm": "<token>"` (or when
+   * `approve` says yes). A confirmation before any dry run, or with another token, gets the dry
+   * run again.
    * @default false
    */
   sideEffects?: boolean;
@@ -176,11 +180,17 @@ export interface ToolPolicy {
    */
   idempotent?: boolean;
   /**
-   * Decides whether a side-effect call is confirmed.
-   * @default object input: `confirm === true`; string input: starts with `CONFIRM:` (the prefix
-   * is removed before the tool runs)
+   * Decides whether a side-effect call is confirmed, in place of the token check. It is asked
+   * only after a dry run of the same call in the same run; before that the call is dry-run.
+   * @default undefined (the input's `confirm` must equal the token of the dry run)
    */
   confirmWhen?: (toolInput: unknown, context: { toolName: string }) => boolean;
+  /**
+   * Human in the loop: decides each side-effect call (e.g. by asking a person). Wins over the
+   * token and `confirmWhen`; `false` (or a throw) refuses the call and tells the model so.
+   * @default undefined
+   */
+  approve?: ApproveSideEffectCall;
   /**
    * The dry-run text the model gets for an unconfirmed side-effect call.
    * @default MODEL_MESSAGES.dryRunObject / dryRunString
@@ -227,6 +237,7 @@ export interface ResolvedToolPolicy {
   readonly sideEffects: boolean;
   readonly idempotent: boolean;
   readonly confirmWhen: ((toolInput: unknown, context: { toolName: string }) => boolean) | undefined;
+  readonly approve: ApproveSideEffectCall | undefined;
   readonly preview: ((toolInput: unknown, context: { toolName: string }) => string) | undefined;
   readonly idempotencyKey: ((toolInput: unknown, context: { toolName: string }) => string) | true | undefined;
   readonly bulkhead: Readonly<BulkheadOptions> | undefined;
@@ -343,6 +354,7 @@ const POLICY_KEYS = new Set([
   "sideEffects",
   "idempotent",
   "confirmWhen",
+  "approve",
   "preview",
   "idempotencyKey",
   "bulkhead",
@@ -506,6 +518,7 @@ export function resolveToolPolicy(
     sideEffects,
     idempotent,
     confirmWhen: checkFunction<ResolvedToolPolicy["confirmWhen"]>(`${field}.confirmWhen`, policy.confirmWhen),
+    approve: checkFunction<ResolvedToolPolicy["approve"]>(`${field}.approve`, policy.approve),
     preview: checkFunction<ResolvedToolPolicy["preview"]>(`${field}.preview`, policy.preview),
     idempotencyKey,
     bulkhead,

@@ -1,0 +1,64 @@
+import { z } from "zod/v4";
+import { repairToolCall } from "./index";
+
+const tools = [
+  { name: "search", schema: z.object({ query: z.string() }) },
+  { name: "get_weather", schema: z.object({ city: z.string(), unit: z.string().optional() }) },
+  { name: "send_email", schema: z.object({ to: z.string(), subject: z.string(), body: z.string() }) },
+];
+
+describe("repairToolCall", () => {
+  describe("names", () => {
+    it.each([
+      ["search", "search", []],
+      ["Search", "search", ["tool_name_normalized"]],
+      ["functions.search", "search", ["tool_name_prefix"]],
+      ["functions.Get-Weather", "get_weather", ["tool_name_prefix", "tool_name_normalized"]],
+      ["getWeather", "get_weather", ["tool_name_normalized"]],
+    ])("reads %s as %s", (written, expected, repairs) => {
+      const result = repairToolCall({ name: written, args: { query: "x", city: "x" } }, tools);
+      expect(result).toMatchObject({ ok: true, name: expected, repairs });
+    });
+
+    it("answers an unknown name with the valid tools", () => {
+      expect(repairToolCall({ name: "google", args: {} }, tools)).toEqual({
+        ok: false,
+        reason: "unknown_tool",
+        correction: "Model tried to call unavailable tool 'google'. Available tools: search, get_weather, send_email. Call one of these by its exact name.",
+      });
+    });
+  });
+
+  describe("arguments", () => {
+    it.each([
+      ["a JSON string", '{"query": "Paris"}', { query: "Paris" }],
+      ["smart quotes and a trailing comma", "{\u201cquery\u201d: \u201cParis\u201d,}", { query: "Paris" }],
+      ["single quotes", "{'query': 'Paris'}", { query: "Paris" }],
+      ["a missing closing brace", '{"query": "Paris"', { query: "Paris" }],
+      ["a bare word for a one-field tool", "Paris", { query: "Paris" }],
+      ["no arguments at all", "", {}],
+    ])("repairs %s", (_label, args, expected) => {
+      expect(repairToolCall({ name: "search", args }, tools)).toMatchObject({ ok: true, name: "search", args: expected });
+    });
+
+    it("unwraps arguments encoded once more under an undeclared key", () => {
+      expect(repairToolCall({ name: "get_weather", args: { input: '{"city": "Oslo"}' } }, tools)).toMatchObject({
+        ok: true,
+        args: { city: "Oslo" },
+        repairs: ["json_double_encoded"],
+      });
+    });
+
+    it("keeps non-ASCII text as written", () => {
+      expect(repairToolCall({ name: "search", args: "{'query': 'Zürich – 東京'}" }, tools)).toMatchObject({ ok: true, args: { query: "Zürich – 東京" } });
+    });
+
+    it("names the fields when the arguments cannot be read", () => {
+      expect(repairToolCall({ name: "send_email", args: "{{{to" }, tools)).toEqual({
+        ok: false,
+        reason: "unreadable_arguments",
+        correction: "The arguments of your call to send_email are not valid JSON, even after repair. Call send_email again with a JSON object with the fields: to, subject, body.",
+      });
+    });
+  });
+});

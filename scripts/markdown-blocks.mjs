@@ -1,0 +1,56 @@
+// The TypeScript code blocks of a Markdown file, with the markers scripts/check-docs.mjs reads
+// (CONTRIBUTING.md, "Code in the docs"). Shared by check-docs.mjs and smoke.mjs (which copies the
+// README quick start into an app).
+
+export const TS_LANGS = new Set(["ts", "typescript", "mts", "tsx"]);
+export const MARKERS = new Set(["run", "fragment"]);
+
+/**
+ * The fenced code blocks of one Markdown file.
+ * @returns {{ file: string, line: number, lang: string, markers: string[], code: string, replay?: string[], problem?: string }[]}
+ *   `line` is the 1-based line of the opening fence.
+ */
+export function extractBlocks(file, text) {
+  const lines = text.split("\n");
+  const blocks = [];
+  for (let index = 0; index < lines.length; index += 1) {
+    const open = /^(\s*)(`{3,}|~{3,})\s*([^\s`]*)\s*(.*)$/.exec(lines[index]);
+    if (!open) continue;
+    const [, indent, fence, lang, rest] = open;
+    const body = [];
+    let end = index + 1;
+    while (end < lines.length && !new RegExp(`^\\s*${fence[0]}{${fence.length},}\\s*$`).test(lines[end])) {
+      body.push(lines[end].startsWith(indent) ? lines[end].slice(indent.length) : lines[end]);
+      end += 1;
+    }
+    const block = { file, line: index + 1, lang: lang.toLowerCase(), markers: rest.split(/\s+/).filter(Boolean), code: body.join("\n") };
+    if (end >= lines.length) block.problem = "the code block is never closed";
+    index = end;
+    if (!TS_LANGS.has(block.lang)) continue;
+    const strange = block.markers.filter((marker) => !MARKERS.has(marker));
+    if (strange.length > 0) block.problem = `unknown marker(s) ${strange.join(", ")} (known: ${[...MARKERS].join(", ")})`;
+    if (block.markers.includes("run") && block.markers.includes("fragment")) block.problem = "a block cannot be both run and fragment";
+    // A `<!-- docs:replay [...] -->` comment ending on the line above the fence (blank lines allowed).
+    let above = block.line - 2;
+    while (above >= 0 && lines[above].trim() === "") above -= 1;
+    if (above >= 0 && lines[above].trim().endsWith("-->")) {
+      let start = above;
+      while (start >= 0 && !lines[start].includes("<!--")) start -= 1;
+      const comment = lines.slice(start, above + 1).join("\n");
+      const replay = /<!--\s*docs:replay\s+([\s\S]*?)-->/.exec(comment);
+      if (replay) {
+        try {
+          const outputs = JSON.parse(replay[1]);
+          if (!Array.isArray(outputs) || !outputs.every((item) => typeof item === "string")) throw new Error("not an array of strings");
+          block.replay = outputs;
+        } catch (error) {
+          block.problem = `the docs:replay comment above it is not a JSON array of strings (${error.message})`;
+        }
+        if (!block.markers.includes("run")) block.problem = "a docs:replay comment above a block not marked run";
+      }
+    }
+    blocks.push(block);
+  }
+  return blocks;
+}
+
