@@ -94,6 +94,7 @@ const MAIN_EXPORTS = {
   "@reins/react-agent": ["createReactAgent"],
   "@reins/otel": ["createOtelRecorder"],
   "@reins/agent-middleware": ["createReinsMiddleware"],
+  "@reins/redis-store": ["RedisResultStore"],
 };
 
 /** The `langchain` a 1.x app installs beside @langchain/core (the peer of @reins/agent-middleware). */

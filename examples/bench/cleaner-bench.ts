@@ -1,19 +1,28 @@
 /**
  * Benchmark of `@reins/observation-cleaner`:
- * 1. every shared tool-output fixture with the default options: raw chars → clean chars → tokens,
- *    time, and whether every key fact of `index.json` is still in the text;
- * 2. scaling: generated JSON (an API list response) and HTML (a news-like page) of 1 KB, 100 KB,
- *    1 MB and 10 MB, to show time grows linearly with the input.
+ * 1. fixture sets with the default options (the shared tool outputs when `../shared` is there,
+ *    the package's held-back set and its per-kind set): raw chars → clean chars → tokens, time,
+ *    and whether every key fact of each `index.json` is still in the text;
+ * 2. scaling: generated JSON (an API list), HTML (a news page), XML (a feed), Markdown (a docs
+ *    page with tables and lists) and plain text (a log) of 1 KB to 10 MB, in ms per MB, side by
+ *    side with `JSON.stringify` + slice and html-to-text alone;
+ * 3. hostile shapes: 100 000 and 300 000 nested `<div>`s, 50 000 nested XML elements and JSON
+ *    arrays, a 10 MB line without a break;
+ * 4. cold start, in a fresh process: the first call's time and heap, with estimated and with
+ *    exact token counts, and the heap retained after a 6 MB input.
  *
  * Run standalone: `npx tsx examples/bench/cleaner-bench.ts`.
- * Times are wall time on this machine (performance.now) after a warm-up (the first call builds the
- * tokenizer); each is the median of several rounds (fewer for the large inputs).
+ * Times are wall time on this machine (performance.now) after a warm-up; each is the median of
+ * several rounds (fewer for the large inputs).
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { createReActGrammar, neutralizeUntrustedText } from "@reins/core";
+import { fileURLToPath } from "node:url";
 import { cleanObservation } from "@reins/observation-cleaner";
+import { convert } from "html-to-text";
 
 /** One fixture's numbers. */
 export interface CleanerFixtureRow {
@@ -31,9 +40,12 @@ export interface CleanerFixtureRow {
   readonly missingFacts: readonly string[];
 }
 
+/** A shape of generated input. */
+export type CleanerShape = "json" | "html" | "xml" | "markdown" | "text";
+
 /** One generated input's numbers. */
 export interface CleanerScalingRow {
-  readonly kind: "json" | "html";
+  readonly kind: CleanerShape;
   readonly label: string;
   readonly rawChars: number;
   readonly cleanChars: number;
@@ -43,16 +55,57 @@ export interface CleanerScalingRow {
   readonly cpuMilliseconds: number;
   /** CPU milliseconds per megabyte of input: flat when growth is linear. */
   readonly cpuMillisecondsPerMb: number;
+  /** Wall milliseconds per megabyte of input. */
+  readonly millisecondsPerMb: number;
+  /** Median wall time of the baseline on the same input: `JSON.stringify(JSON.parse(input)).slice(0, 6000)` for JSON, `input.slice(0, 6000)` for the others. */
+  readonly sliceMilliseconds: number;
+  /** Median wall time of html-to-text's `convert` alone (HTML only). */
+  readonly htmlToTextMilliseconds?: number;
 }
 
-/** Everything the bench measured. */
-export interface CleanerBenchResult {
+/** One hostile input's numbers: it must stay linear and keep what it holds. */
+export interface CleanerHostileRow {
+  readonly label: string;
+  readonly rawChars: number;
+  readonly milliseconds: number;
+  readonly cleanChars: number;
+  readonly truncated: boolean;
+  /** The text placed at the bottom of the input is still in the observation. */
+  readonly keptBottom: boolean;
+}
+
+/** The cold start of a fresh process (see `cleaner-cold-start.ts`). */
+export interface CleanerColdStart {
+  readonly importMs: number;
+  readonly firstCallMs: number;
+  readonly firstExactCallMs: number;
+  readonly heapAfterImport: number;
+  readonly heapAfterFirstCall: number;
+  readonly heapAfterExact: number;
+  readonly bigChars: number;
+  readonly retainedAfterBigMb: number;
+}
+
+/** One fixture set's totals. */
+export interface CleanerFixtureSet {
+  readonly name: string;
   readonly fixtures: readonly CleanerFixtureRow[];
   readonly medianCutPercent: number;
   readonly factsKept: number;
   readonly factsTotal: number;
   readonly fixturesWithAllFacts: number;
+  /** Fixtures whose observation is longer than their input (must be none). */
+  readonly longerThanInput: readonly string[];
+}
+
+/** Everything the bench measured. */
+export interface CleanerBenchResult {
+  /** Fixture sets that were found (the shared set is skipped, and named in `skipped`, without `../shared`). */
+  readonly sets: readonly CleanerFixtureSet[];
+  readonly skipped: readonly string[];
   readonly scaling: readonly CleanerScalingRow[];
+  readonly hostile: readonly CleanerHostileRow[];
+  readonly coldStart: CleanerColdStart | string;
   /** `neutralizeUntrustedText` on 1 KB observations (goal ≤ 10 µs each). */
   readonly neutralizer: readonly NeutralizerRow[];
 }
@@ -67,10 +120,14 @@ export interface NeutralizerRow {
 
 /** Options of {@link runCleanerBench}. */
 export interface CleanerBenchOptions {
-  /** Where `tool-outputs/index.json` lives. @default the `shared/fixtures/tool-outputs` found next to the repository (searched upward from the working directory) */
-  readonly fixtureDir?: string;
+  /** Fixture sets to run, by name and directory of an `index.json`. @default the shared tool outputs (when found), the held-back set and the per-kind set */
+  readonly fixtureSets?: ReadonlyArray<{ readonly name: string; readonly dir: string }>;
   /** Input sizes for the scaling runs, in bytes. @default [1 KB, 100 KB, 1 MB, 10 MB] */
   readonly sizes?: readonly number[];
+  /** Run the hostile shapes. @default true */
+  readonly hostile?: boolean;
+  /** Measure the cold start in a fresh process. @default true */
+  readonly coldStart?: boolean;
 }
 
 interface FixtureEntry {
@@ -150,6 +207,64 @@ export function generateHtml(bytes: number): string {
   return parts.join("\n");
 }
 
+/** An XML feed of about `bytes` characters: items with ids, titles, prices and links. */
+export function generateXml(bytes: number): string {
+  const parts = ['<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel><title>Generated feed</title>'];
+  let size = parts[0]?.length ?? 0;
+  for (let index = 0; size < bytes - 30; index += 1) {
+    const item = `<item><guid>urn:uuid:7f3c2a1e-9b8d-4c6f-a5e4-${String(index).padStart(12, "0")}</guid><title>Berth ${index} schedule update</title><price currency="EUR">${(index % 400) + 1}.00</price><link>https://example.com/berths/${index}</link><description>Pilot boarding at ${index % 24}:00, tide window ${index % 12} h.</description></item>`;
+    parts.push(item);
+    size += item.length;
+  }
+  parts.push("</channel></rss>");
+  return parts.join("\n");
+}
+
+/** A Markdown docs page of about `bytes` characters: sections with prose, a table and a list each. */
+export function generateMarkdown(bytes: number): string {
+  const parts = ["# Generated handbook\n\nThis page describes every berth of the harbour."];
+  let size = parts[0]?.length ?? 0;
+  for (let index = 0; size < bytes; index += 1) {
+    const section = `## Berth ${index}\n\nBerth ${index} takes vessels up to ${200 + (index % 100)} m; pilots board ${index % 3} nm out. Tugs are required above 150 m.\n\n| Item | Value |\n|---|---|\n| Depth | ${10 + (index % 8)}.5 m |\n| Price | €${(index % 400) + 90}/day |\n\n- Shore power: ${index % 2 === 0 ? "yes" : "no"}\n- Fresh water: yes\n- Waste: on request\n`;
+    parts.push(section);
+    size += section.length;
+  }
+  return parts.join("\n");
+}
+
+/** A plain-text log of about `bytes` characters: info lines with an error near the end. */
+export function generateText(bytes: number): string {
+  const parts: string[] = [];
+  let size = 0;
+  for (let index = 0; size < bytes; index += 1) {
+    const line = `2025-03-0${(index % 9) + 1}T12:${String(index % 60).padStart(2, "0")}:00Z INFO export worker ${index % 8}: wrote batch ${index} (${index * 17 % 1000} rows)`;
+    parts.push(line);
+    size += line.length + 1;
+  }
+  parts.push("2025-03-09T23:59:00Z ERROR export worker 3: certificate expired for db-eu-1.internal");
+  return parts.join("\n");
+}
+
+const GENERATORS: Readonly<Record<CleanerShape, (bytes: number) => string>> = {
+  json: generateJson,
+  html: generateHtml,
+  xml: generateXml,
+  markdown: generateMarkdown,
+  text: generateText,
+};
+
+/** The hostile shapes of issue 11: deep nesting that made the parsers quadratic, and a 10 MB line. */
+function hostileInputs(): Array<{ label: string; make: () => string }> {
+  const bottom = "bottom of the document";
+  return [
+    { label: "100 000 nested <div>s", make: () => `<html><body>${"<div>".repeat(100_000)}${bottom}${"</div>".repeat(100_000)}</body></html>` },
+    { label: "300 000 nested <div>s", make: () => `<html><body>${"<div>".repeat(300_000)}${bottom}${"</div>".repeat(300_000)}</body></html>` },
+    { label: "50 000 nested XML elements", make: () => `<?xml version="1.0"?>${"<node>".repeat(50_000)}${bottom}${"</node>".repeat(50_000)}` },
+    { label: "50 000 nested JSON arrays", make: () => `${"[".repeat(50_000)}"${bottom}"${"]".repeat(50_000)}` },
+    { label: "10 MB line without a break", make: () => `${"berth ".repeat(1_750_000)}${bottom}` },
+  ];
+}
+
 function findFixtureDir(): string {
   let directory = process.cwd();
   for (let level = 0; level < 6; level += 1) {
@@ -165,23 +280,16 @@ function sizeLabel(bytes: number): string {
   return bytes >= MB ? `${bytes / MB} MB` : `${bytes / KB} KB`;
 }
 
-/**
- * Runs the cleaner benchmark.
- *
- * @returns per-fixture rows, the median size cut, key-fact counts and the scaling rows
- */
-export function runCleanerBench(options: CleanerBenchOptions = {}): CleanerBenchResult {
-  const fixtureDir = options.fixtureDir ?? findFixtureDir();
-  const sizes = options.sizes ?? [KB, 100 * KB, MB, 10 * MB];
+function runFixtureSet(name: string, fixtureDir: string): CleanerFixtureSet {
   const index = JSON.parse(readFileSync(path.join(fixtureDir, "index.json"), "utf8")) as FixtureEntry[];
-  cleanObservation('{"warm":"up"}');
-
+  const longerThanInput: string[] = [];
   const fixtures = index.map((entry): CleanerFixtureRow => {
     const raw = readFileSync(path.join(fixtureDir, entry.file), "utf8");
     const result = cleanObservation(raw);
     const timing = timeMedian(5, () => cleanObservation(raw));
     const haystack = normalizeForFacts(result.text);
     const missingFacts = entry.key_facts.map(String).filter((fact) => !haystack.includes(normalizeForFacts(fact)));
+    if (result.cleanChars > raw.length) longerThanInput.push(entry.id);
     return {
       id: entry.id,
       rawChars: result.rawChars,
@@ -195,14 +303,59 @@ export function runCleanerBench(options: CleanerBenchOptions = {}): CleanerBench
       missingFacts,
     };
   });
+  const factsTotal = fixtures.reduce((sum, row) => sum + row.keyFacts, 0);
+  const factsMissing = fixtures.reduce((sum, row) => sum + row.missingFacts.length, 0);
+  return {
+    name,
+    fixtures,
+    medianCutPercent: median(fixtures.filter((row) => row.rawChars >= 2 * KB).map((row) => row.cutPercent)),
+    factsKept: factsTotal - factsMissing,
+    factsTotal,
+    fixturesWithAllFacts: fixtures.filter((row) => row.missingFacts.length === 0).length,
+    longerThanInput,
+  };
+}
+
+function measureColdStart(): CleanerColdStart | string {
+  const script = fileURLToPath(new URL("./cleaner-cold-start.ts", import.meta.url));
+  const child = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", script], { cwd: path.dirname(path.dirname(script)), encoding: "utf8", timeout: 120_000 });
+  if (child.status !== 0) return `cold start not measured: ${(child.stderr || child.error?.message || `exit ${String(child.status)}`).trim().split("\n")[0]}`;
+  return JSON.parse(child.stdout.trim().split("\n").pop() ?? "{}") as CleanerColdStart;
+}
+
+/**
+ * Runs the cleaner benchmark.
+ *
+ * @returns per-set fixture rows and totals, the scaling rows, the hostile shapes and the cold start
+ */
+export function runCleanerBench(options: CleanerBenchOptions = {}): CleanerBenchResult {
+  const skipped: string[] = [];
+  let fixtureSets = options.fixtureSets;
+  if (fixtureSets === undefined) {
+    const sets: Array<{ name: string; dir: string }> = [];
+    try {
+      sets.push({ name: "shared tool outputs (../shared/fixtures/tool-outputs)", dir: findFixtureDir() });
+    } catch (error) {
+      skipped.push(`shared tool outputs: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    sets.push({ name: "held-back set (src/__fixtures__/holdout)", dir: findHoldoutDir() });
+    sets.push({ name: "per-kind set (src/__fixtures__/kinds)", dir: findPackageFixtureDir("kinds") });
+    fixtureSets = sets;
+  }
+  const sizes = options.sizes ?? [KB, 100 * KB, MB, 10 * MB];
+  cleanObservation('{"warm":"up"}');
+  const sets = fixtureSets.map(({ name, dir }) => runFixtureSet(name, dir));
 
   const scaling: CleanerScalingRow[] = [];
-  for (const kind of ["json", "html"] as const) {
+  for (const kind of Object.keys(GENERATORS) as CleanerShape[]) {
     for (const bytes of sizes) {
-      const input = kind === "json" ? generateJson(bytes) : generateHtml(bytes);
+      const input = GENERATORS[kind](bytes);
       const rounds = bytes >= 10 * MB ? 3 : bytes >= MB ? 5 : 15;
       const result = cleanObservation(input);
       const timing = timeMedian(rounds, () => cleanObservation(input));
+      const slice = timeMedian(rounds, () => (kind === "json" ? JSON.stringify(JSON.parse(input)).slice(0, 6000) : input.slice(0, 6000)));
+      const htmlToText = kind === "html" ? timeMedian(Math.min(rounds, 3), () => convert(input, { wordwrap: false })) : undefined;
+      const megabytes = input.length / MB;
       scaling.push({
         kind,
         label: sizeLabel(bytes),
@@ -210,22 +363,32 @@ export function runCleanerBench(options: CleanerBenchOptions = {}): CleanerBench
         cleanChars: result.cleanChars,
         milliseconds: round2(timing.wall),
         cpuMilliseconds: round2(timing.cpu),
-        cpuMillisecondsPerMb: round2(timing.cpu / (input.length / MB)),
+        cpuMillisecondsPerMb: round2(timing.cpu / megabytes),
+        millisecondsPerMb: round2(timing.wall / megabytes),
+        sliceMilliseconds: round2(slice.wall),
+        ...(htmlToText === undefined ? {} : { htmlToTextMilliseconds: round2(htmlToText.wall) }),
       });
     }
   }
 
-  const factsTotal = fixtures.reduce((sum, row) => sum + row.keyFacts, 0);
-  const factsMissing = fixtures.reduce((sum, row) => sum + row.missingFacts.length, 0);
-  return {
-    fixtures,
-    medianCutPercent: median(fixtures.map((row) => row.cutPercent)),
-    factsKept: factsTotal - factsMissing,
-    factsTotal,
-    fixturesWithAllFacts: fixtures.filter((row) => row.missingFacts.length === 0).length,
-    scaling,
-    neutralizer: measureNeutralizer(),
-  };
+  const hostile: CleanerHostileRow[] =
+    options.hostile === false
+      ? []
+      : hostileInputs().map(({ label, make }) => {
+          const input = make();
+          const result = cleanObservation(input);
+          const timing = timeMedian(3, () => cleanObservation(input));
+          return {
+            label,
+            rawChars: input.length,
+            milliseconds: round2(timing.wall),
+            cleanChars: result.cleanChars,
+            truncated: result.truncated,
+            keptBottom: result.text.includes("bottom of the document"),
+          };
+        });
+
+  return { sets, skipped, scaling, hostile, neutralizer: measureNeutralizer(), coldStart: options.coldStart === false ? "not measured (coldStart: false)" : measureColdStart() };
 }
 
 /** 1 KB observations: plain prose, a condensed record, and hostile text with shapes and obfuscations. */
@@ -255,27 +418,63 @@ export function measureNeutralizer(): NeutralizerRow[] {
 
 /** Formats a bench result as plain-text tables. */
 export function formatCleanerBench(result: CleanerBenchResult): string {
-  const lines = [
-    "Observation cleaner — fixtures (default options: maxChars 6000, style text)",
-    "fixture                                       raw chars → clean chars   cut %   tokens  wall ms  cpu ms  facts",
-    ...result.fixtures.map(
-      (row) =>
-        `${row.id.padEnd(45)} ${String(row.rawChars).padStart(9)} → ${String(row.cleanChars).padStart(6)}   ${row.cutPercent.toFixed(1).padStart(6)}  ${String(row.tokens).padStart(6)}  ${row.milliseconds.toFixed(1).padStart(7)} ${row.cpuMilliseconds.toFixed(1).padStart(7)}  ${row.keyFacts - row.missingFacts.length}/${row.keyFacts}${row.missingFacts.length > 0 ? ` missing ${JSON.stringify(row.missingFacts)}` : ""}`,
-    ),
-    `median cut ${result.medianCutPercent.toFixed(1)} %; key facts kept ${result.factsKept}/${result.factsTotal}; fixtures with every fact ${result.fixturesWithAllFacts}/${result.fixtures.length}`,
-    "",
-    "Scaling (generated inputs)",
-    "kind  size      raw chars   clean chars   wall ms    cpu ms  cpu ms/MB",
+  const lines: string[] = [];
+  for (const set of result.sets) {
+    lines.push(
+      `Observation cleaner — ${set.name} (default options: maxChars 6000, style text)`,
+      "fixture                                       raw chars → clean chars   cut %   tokens  wall ms  cpu ms  facts",
+      ...set.fixtures.map(
+        (row) =>
+          `${row.id.padEnd(45)} ${String(row.rawChars).padStart(9)} → ${String(row.cleanChars).padStart(6)}   ${row.cutPercent.toFixed(1).padStart(6)}  ${String(row.tokens).padStart(6)}  ${row.milliseconds.toFixed(1).padStart(7)} ${row.cpuMilliseconds.toFixed(1).padStart(7)}  ${row.keyFacts - row.missingFacts.length}/${row.keyFacts}${row.missingFacts.length > 0 ? ` missing ${JSON.stringify(row.missingFacts)}` : ""}`,
+      ),
+      `median cut (inputs ≥ 2 KB) ${set.medianCutPercent.toFixed(1)} %; key facts kept ${set.factsKept}/${set.factsTotal}; fixtures with every fact ${set.fixturesWithAllFacts}/${set.fixtures.length}; longer than the input: ${set.longerThanInput.length === 0 ? "none" : set.longerThanInput.join(", ")}`,
+      "",
+    );
+  }
+  for (const reason of result.skipped) lines.push(`skipped: ${reason}`, "");
+  lines.push(
+    "Scaling (generated inputs; baselines: JSON.stringify + slice, html-to-text alone)",
+    "kind      size      raw chars   clean chars   wall ms    cpu ms  wall ms/MB  slice ms  html-to-text ms",
     ...result.scaling.map(
       (row) =>
-        `${row.kind.padEnd(5)} ${row.label.padEnd(7)} ${String(row.rawChars).padStart(11)}   ${String(row.cleanChars).padStart(11)} ${row.milliseconds.toFixed(2).padStart(9)} ${row.cpuMilliseconds.toFixed(2).padStart(9)} ${row.cpuMillisecondsPerMb.toFixed(1).padStart(10)}`,
+        `${row.kind.padEnd(9)} ${row.label.padEnd(7)} ${String(row.rawChars).padStart(11)}   ${String(row.cleanChars).padStart(11)} ${row.milliseconds.toFixed(2).padStart(9)} ${row.cpuMilliseconds.toFixed(2).padStart(9)} ${row.millisecondsPerMb.toFixed(1).padStart(11)} ${row.sliceMilliseconds.toFixed(2).padStart(9)} ${row.htmlToTextMilliseconds === undefined ? "" : row.htmlToTextMilliseconds.toFixed(2).padStart(16)}`,
     ),
+  );
+  if (result.hostile.length > 0) {
+    lines.push(
+      "",
+      "Hostile shapes (must stay linear and keep the text at the bottom)",
+      "shape                            raw chars    wall ms  clean chars  truncated  bottom kept",
+      ...result.hostile.map(
+        (row) => `${row.label.padEnd(30)} ${String(row.rawChars).padStart(11)} ${row.milliseconds.toFixed(1).padStart(10)} ${String(row.cleanChars).padStart(12)}  ${String(row.truncated).padEnd(9)}  ${row.keptBottom}`,
+      ),
+    );
+  }
+  const cold = result.coldStart;
+  lines.push("", "Cold start (fresh process)");
+  if (typeof cold === "string") lines.push(cold);
+  else
+    lines.push(
+      `import ${cold.importMs.toFixed(0)} ms (under tsx, which transpiles the sources); first call ${cold.firstCallMs.toFixed(1)} ms, heap ${cold.heapAfterImport} → ${cold.heapAfterFirstCall} MB; first call with exactTokens ${cold.firstExactCallMs.toFixed(0)} ms, heap → ${cold.heapAfterExact} MB (cl100k ranks built); heap retained after a ${(cold.bigChars / MB).toFixed(1)} MB input: ${cold.retainedAfterBigMb} MB`,
+    );
+  lines.push(
     "",
     "Neutraliser (neutralizeUntrustedText, 1 KB observation; goal ≤ 10 µs)",
     "kind      chars   cpu µs",
     ...result.neutralizer.map((row) => `${row.kind.padEnd(8)} ${String(row.chars).padStart(6)} ${row.cpuMicroseconds.toFixed(2).padStart(8)}`),
-  ];
+  );
   return lines.join("\n");
+}
+
+/** A fixture directory of the observation cleaner (`holdout`, `kinds`), found upward from the working directory. */
+export function findPackageFixtureDir(name: string): string {
+  let directory = process.cwd();
+  for (let level = 0; level < 6; level += 1) {
+    const candidate = path.join(directory, "packages/observation-cleaner/src/__fixtures__", name);
+    if (existsSync(path.join(candidate, "index.json"))) return candidate;
+    directory = path.dirname(directory);
+  }
+  throw new Error(`Cannot find packages/observation-cleaner/src/__fixtures__/${name} above ${process.cwd()}.`);
 }
 
 /**
@@ -283,20 +482,12 @@ export function formatCleanerBench(result: CleanerBenchResult): string {
  * same index format), found upward from the working directory.
  */
 export function findHoldoutDir(): string {
-  let directory = process.cwd();
-  for (let level = 0; level < 6; level += 1) {
-    const candidate = path.join(directory, "packages/observation-cleaner/src/__fixtures__/holdout");
-    if (existsSync(path.join(candidate, "index.json"))) return candidate;
-    directory = path.dirname(directory);
-  }
-  throw new Error(`Cannot find packages/observation-cleaner/src/__fixtures__/holdout above ${process.cwd()}.`);
+  return findPackageFixtureDir("holdout");
 }
 
 if (process.argv[1]?.endsWith("cleaner-bench.ts") === true) {
   try {
     process.stdout.write(`${formatCleanerBench(runCleanerBench())}\n`);
-    process.stdout.write(`\nHeld-back set (packages/observation-cleaner/src/__fixtures__/holdout)\n`);
-    process.stdout.write(`${formatCleanerBench(runCleanerBench({ fixtureDir: findHoldoutDir(), sizes: [] })).split("\n\nScaling")[0]}\n`);
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exitCode = 1;

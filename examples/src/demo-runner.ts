@@ -14,9 +14,10 @@ import { ChatOpenAI } from "@langchain/openai";
 import type { LoopAuditSink } from "@reins/loop-control";
 import { createAgentMetrics, type AgentMetrics } from "@reins/metrics";
 import { createReactAgent } from "@reins/react-agent";
+import { RedisResultStore } from "@reins/redis-store";
 import { RunStoppedError } from "@reins/tool-executor";
 import { Registry } from "prom-client";
-import { DEMO_SCENARIOS, DEMO_TOOL_POLICIES, type DemoEnvironment, type DemoScenario, type ScenarioOutcome } from "./demo-scenarios";
+import { DEMO_SCENARIOS, demoToolPolicies, type DemoEnvironment, type DemoScenario, type ScenarioOutcome } from "./demo-scenarios";
 import {
   createCalculatorTool,
   createClockTool,
@@ -177,7 +178,11 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
   let replayServer: ReplayServer | undefined;
   let forecastService: ScriptedHttpService | undefined;
   const results: ScenarioResult[] = [];
+  // A fleet's shared cache: with REDIS_URL set, cacheable tool results live in Redis.
+  const redisUrl = process.env.REDIS_URL;
+  const resultStore = redisUrl === undefined || redisUrl === "" ? undefined : new RedisResultStore({ url: redisUrl, onError: (error) => write(`[redis] ${error.message} The call ran uncached.\n`) });
   try {
+    if (resultStore !== undefined) write(`Tool results are cached in Redis at ${redisUrl} (RedisResultStore).\n`);
     forecastService = await startFlakyForecastService();
     let llm: ChatOpenAI;
     if (live === undefined) {
@@ -211,7 +216,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
         onEvent: (event) => {
           if (event.type === "tool_call" && event.outcome === "rejected" && RunStoppedError.isInstance(event.error)) refusedCalls += 1;
         },
-        toolExecutor: { policies: DEMO_TOOL_POLICIES },
+        toolExecutor: { policies: demoToolPolicies(resultStore) },
         loopControl: { mode: "finish", ...scenario.loopControl, ...(options.audit !== undefined ? { audit: { sink: options.audit } } : {}) },
       });
       const executor = new AgentExecutor({ agent, tools: agent.tools, handleParsingErrors: true, returnIntermediateSteps: true, maxIterations: 12 });
@@ -273,6 +278,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
   } finally {
     await replayServer?.close();
     await forecastService?.close();
+    await resultStore?.close();
   }
 }
 

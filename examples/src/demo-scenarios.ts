@@ -5,7 +5,7 @@
  */
 import type { AgentStep } from "@langchain/core/agents";
 import type { ReactAgentLoopControlOptions } from "@reins/react-agent";
-import type { ToolPolicy } from "@reins/tool-executor";
+import type { ToolPolicy, ToolResultStore } from "@reins/tool-executor";
 import type { ScriptedHttpService, SentEmail } from "./demo-tools";
 import type { ReplayRequestView, ScriptedOutput } from "./replay-server";
 
@@ -48,7 +48,8 @@ export interface DemoScenario {
 
 /** The demo's tool policies (the ToolExecutor's `policies`). */
 export const DEMO_TOOL_POLICIES: Readonly<Record<string, ToolPolicy>> = Object.freeze({
-  stock_quote: { timeoutMs: 200, retry: { maxAttempts: 2, initialDelayMs: 20, maxDelayMs: 50 } },
+  // A read: safe to run again after a timeout (tools are not idempotent unless declared).
+  stock_quote: { timeoutMs: 200, idempotent: true, retry: { maxAttempts: 2, initialDelayMs: 20, maxDelayMs: 50 } },
   weather_forecast: { timeoutMs: 2_000, retry: { maxAttempts: 3, initialDelayMs: 20, maxDelayMs: 100 } },
   exchange_rate_live: { retry: false },
   parcel_status: {
@@ -58,6 +59,15 @@ export const DEMO_TOOL_POLICIES: Readonly<Record<string, ToolPolicy>> = Object.f
   },
   send_email: { sideEffects: true },
 });
+
+/**
+ * The demo's policies with a shared result store (the demo passes a `RedisResultStore` when
+ * `REDIS_URL` is set): country facts are the same for every user, so they are cached globally.
+ */
+export function demoToolPolicies(store?: ToolResultStore): Readonly<Record<string, ToolPolicy>> {
+  if (store === undefined) return DEMO_TOOL_POLICIES;
+  return { ...DEMO_TOOL_POLICIES, country_lookup: { cache: { store, scope: "global", ttlMs: 3_600_000 } } };
+}
 
 /** The text of the last `Observation:` in the prompt a request carries. */
 export function lastObservation(request: ReplayRequestView): string {

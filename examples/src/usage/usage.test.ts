@@ -67,7 +67,9 @@ describe("usage examples", () => {
       const { json, html, empty } = await observationCleaner(print);
       expect(json.text).toContain("199.00");
       expect(json.text).toContain("2026-11-30T09:00:00.000Z");
-      expect(json.text).not.toContain("request_id");
+      expect(json.text).toContain("req_8f2c1a9e7b");
+      expect(json.text).not.toContain("etag");
+      expect(json.text).not.toContain("_links");
       expect(json.cleanChars).toBeLessThanOrEqual(600);
       expect(html.text).toContain("2 business days");
       expect(html.text).not.toMatch(/^Final Answer:/m);

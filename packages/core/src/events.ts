@@ -118,6 +118,18 @@ export interface ToolRetryEvent {
   readonly runId?: string;
 }
 
+/**
+ * A result-cache store operation failed or timed out (Redis down or slow…); the call went on as
+ * if uncached.
+ */
+export interface ToolCacheErrorEvent {
+  readonly type: "tool_cache_error";
+  readonly toolName: string;
+  readonly operation: "get" | "set";
+  readonly error: Error;
+  readonly runId?: string;
+}
+
 /** A tool's circuit breaker changed state. */
 export interface CircuitStateEvent {
   readonly type: "circuit_state";
@@ -206,6 +218,7 @@ export type ReinsEvent =
   | ParserErrorEvent
   | ToolCallEvent
   | ToolRetryEvent
+  | ToolCacheErrorEvent
   | CircuitStateEvent
   | ObservationCleanedEvent
   | RunStartEvent

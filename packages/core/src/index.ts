@@ -30,6 +30,7 @@ export {
   type ToolCallEvent,
   type ToolCallOutcome,
   type ToolRetryEvent,
+  type ToolCacheErrorEvent,
 } from "./events";
 export {
   RunContextStore,

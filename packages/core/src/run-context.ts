@@ -27,6 +27,11 @@ export interface RunContext {
   readonly runId: string;
   /** When the run started, in epoch milliseconds of the store's clock. */
   readonly startedAtMs: number;
+  /**
+   * When the run's time budget ends, in epoch milliseconds (set by `LoopControlHandler` from
+   * `maxDurationMs`; absent when the run has no time budget). Tool calls end by then.
+   */
+  deadlineAtMs?: number;
   readonly loop: LoopState;
   /** Slots for pieces' own per-run data (call counts, idempotency keys, …), keyed by piece name. */
   readonly slots: Map<string, unknown>;

@@ -274,7 +274,9 @@ export class LoopControlHandler extends BaseCallbackHandler {
         this.endRun(state, "error", "error");
         this.reportError(new RunEvictedError({ runId: state.runId, reason, idleMs, steps: state.steps.length }));
       });
-      this.store.start(runId);
+      const context = this.store.start(runId);
+      // Published so wrapped tools bound every call by the run's remaining time.
+      if (Number.isFinite(this.options.maxDurationMs)) context.deadlineAtMs = now + this.options.maxDurationMs;
       this.runs.add({
         runId,
         startedAtMs: now,
@@ -429,8 +431,10 @@ export class LoopControlHandler extends BaseCallbackHandler {
       this.finishTool(found.state, step);
       if (step.action.tool !== EXCEPTION_TOOL_NAME) this.emit({ type: "step", runId: found.state.runId, step: "observation" });
       this.audit(found.state, step);
-      this.publishDeferredStop(found.state, found.context);
+      // Budgets first: the step has run, so a budget it used up is published now, before the
+      // model plans again (a tool cut by the run's time budget must end the run).
       this.checkBudgets(found.state, found.context);
+      this.publishDeferredStop(found.state, found.context);
     });
   }
 

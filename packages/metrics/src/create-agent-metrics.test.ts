@@ -82,6 +82,7 @@ function everyLabelEvent(): ReinsEvent[] {
   for (const phase of PHASE_VALUES) events.push({ type: "step_duration", runId: "r", phase, durationMs: 30 });
   for (const outcome of TOOL_OUTCOME_VALUES) events.push({ type: "tool_call", toolName: "search", outcome, durationMs: 40 });
   events.push({ type: "tool_retry", toolName: "search", attempt: 2, delayMs: 100 });
+  for (const operation of ["get", "set"] as const) events.push({ type: "tool_cache_error", toolName: "search", operation, error: new Error("redis down") });
   events.push({ type: "circuit_state", toolName: "search", state: "open" });
   events.push({ type: "parser_error", reason: "missing_action_input", message: "Action Input is missing." });
   events.push({ type: "parser_repair", repair: "json_repair" });

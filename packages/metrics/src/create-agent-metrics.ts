@@ -198,6 +198,7 @@ export interface AgentMetrics extends ReinsEventRecorder {
   readonly toolCallsTotal: Counter<"tool" | "outcome">;
   readonly toolDurationSeconds: Histogram<"tool">;
   readonly toolRetriesTotal: Counter<"tool">;
+  readonly toolCacheErrorsTotal: Counter<"tool" | "operation">;
   readonly circuitState: Gauge<"tool">;
   readonly parsingErrorsTotal: Counter<"reason">;
   readonly parserRepairsTotal: Counter<"repair">;
@@ -367,6 +368,7 @@ function buildAgentMetrics(options: ResolvedAgentMetricsOptions): AgentMetrics {
   const toolCallsTotal = instrument<Counter<"tool" | "outcome">>(catalog.toolCallsTotal);
   const toolDurationSeconds = instrument<Histogram<"tool">>(catalog.toolDurationSeconds);
   const toolRetriesTotal = instrument<Counter<"tool">>(catalog.toolRetriesTotal);
+  const toolCacheErrorsTotal = instrument<Counter<"tool" | "operation">>(catalog.toolCacheErrorsTotal);
   // An open circuit lets a probe through once its wait has passed, with no event until a call
   // arrives: at scrape time, a tool whose wait is over reads half-open (1), not open (2).
   const halfOpenDueAtMs = new Map<string, number>();
@@ -457,6 +459,9 @@ function buildAgentMetrics(options: ResolvedAgentMetricsOptions): AgentMetrics {
       case "tool_retry":
         toolRetriesTotal.inc({ tool: toolLabel(event.toolName) });
         return;
+      case "tool_cache_error":
+        toolCacheErrorsTotal.inc({ tool: toolLabel(event.toolName), operation: event.operation === "set" ? "set" : "get" });
+        return;
       case "circuit_state": {
         const value = CIRCUIT_STATE_VALUE[event.state];
         if (value === undefined) return;
@@ -521,6 +526,7 @@ function buildAgentMetrics(options: ResolvedAgentMetricsOptions): AgentMetrics {
     toolCallsTotal,
     toolDurationSeconds,
     toolRetriesTotal,
+    toolCacheErrorsTotal,
     circuitState,
     parsingErrorsTotal,
     parserRepairsTotal,

@@ -104,6 +104,13 @@ export const AGENT_METRIC_CATALOG = Object.freeze({
     ["tool"],
   ),
   toolRetriesTotal: define("tool_retries_total", "counter", "Tool call retries started, by tool.", ["tool"]),
+  toolCacheErrorsTotal: define(
+    "tool_cache_errors_total",
+    "counter",
+    "Result-cache store operations that failed or timed out (the call ran uncached), by tool and operation.",
+    ["tool", "operation"],
+    { operation: ["get", "set"] },
+  ),
   circuitState: define(
     "circuit_state",
     "gauge",

@@ -124,9 +124,9 @@ describe("cleanObservation", () => {
       url: "https://example.com/page?utm_source=x&id=7&gclid=abc",
     };
 
-    it("drops transport and metadata noise by default and says so", () => {
+    it("drops transport and metadata noise by default and says so, keeping the human-facing links", () => {
       const result = cleanObservation(payload);
-      expect(result.text).toBe("id: 1\nname: reins\nurl: https://example.com/page?id=7");
+      expect(result.text).toBe("id: 1\nhtml_url: https://github.com/o/r\nname: reins\nurl: https://example.com/page?id=7");
       expect(result.notes.join(" ")).toMatch(/dropped transport\/metadata fields/);
     });
 
@@ -141,8 +141,17 @@ describe("cleanObservation", () => {
     });
 
     it("pairs parallel arrays into a table", () => {
-      const text = cleanObservation({ daily: { time: ["2023-11-13", "2023-11-14"], weather_code: [80, 61] } }).text;
-      expect(text).toBe("daily (2 rows):\n  time | weather_code\n  2023-11-13 | 80\n  2023-11-14 | 61");
+      const forecast = { generationtime_ms: 0.05602836608886719, daily: { time: ["2023-11-13", "2023-11-14", "2023-11-15"], weather_code: [80, 61, 3], temperature_2m_max: [11.2, 9.8, 7.4] } };
+      const text = cleanObservation(forecast).text;
+      expect(text).toBe("daily (3 rows):\n  time | weather_code | temperature_2m_max\n  2023-11-13 | 80 | 11.2\n  2023-11-14 | 61 | 9.8\n  2023-11-15 | 3 | 7.4");
+    });
+
+    it("never writes an observation longer than the input: a small payload whose lines would be longer stays as it is", () => {
+      const raw = JSON.stringify({ daily: { time: ["2023-11-13", "2023-11-14"], weather_code: [80, 61] } });
+      const result = cleanObservation(raw);
+      expect(result.text.length).toBeLessThanOrEqual(raw.length);
+      expect(result.text).toContain("2023-11-14");
+      expect(result.text).toContain("61");
     });
 
     it("writes uniform records as a table, lifting constant columns", () => {

@@ -6,13 +6,16 @@
  */
 import { fingerprintObservation, neutralizeUntrustedText } from "@reins/core";
 import { jsonrepair } from "jsonrepair";
-import { condenseTree, PathMatcher, keyPriority } from "./condense";
+import { condenseTree } from "./condense";
+import { keyPriority } from "./noise";
+import { PathMatcher } from "./path-matcher";
 import { Notes, decodeBytes, decodeText, normalizeControlCharacters } from "./decode";
-import { htmlToText, looksLikeHtml } from "./html";
+import { MAX_HTML_DEPTH, htmlToText, looksLikeHtml } from "./html";
 import { parseJsonText } from "./json-text";
 import {
   EMPTY_TEXT,
   KEY_FIELDS_HEADER,
+  flattenedMarkupNote,
   NO_DATA_TEXT,
   NO_READABLE_TEXT,
   emptyContainerText,
@@ -24,8 +27,11 @@ import {
   type CleanObservationOptions,
   type ObservationContext,
 } from "./options";
-import { RENDER_LEVELS, renderJson, renderText, shortenString } from "./render";
-import { countTokensCl100k } from "./tokens";
+import { RENDER_LEVELS, shortenString, type RenderLimits } from "./render";
+import { renderJson } from "./render-json";
+import { renderText } from "./render-text";
+import { countTokensCl100k, estimateTokens, utf8Length } from "./tokens";
+import { truncateDocument } from "./truncate-document";
 import { truncateText } from "./truncate-text";
 import { isScalar, scalarText, stringNode, treeFromValue, type ScalarNode, type TreeNode } from "./tree";
 import { looksLikeXml, xmlToTree } from "./xml";
@@ -40,8 +46,14 @@ export interface CleanedObservation {
   readonly rawChars: number;
   /** `text.length`. */
   readonly cleanChars: number;
-  /** Tokens of `text` (js-tiktoken `cl100k_base` unless `countTokens` is given). */
+  /**
+   * Tokens of `text`: counted with `countTokens` when given, else with js-tiktoken
+   * `cl100k_base` when `exactTokens` is set or `maxTokens` was near; else estimated
+   * (`tokensExact` says which).
+   */
   readonly tokens: number;
+  /** True when `tokens` was counted by a tokenizer, false when it is an estimate. */
+  readonly tokensExact: boolean;
   /** `@reins/core`'s `fingerprintObservation(text)`, the one loop control compares. */
   readonly fingerprint: string;
   /** Short operator-facing notes: decoding, conversions, dropped noise, cuts, neutralised labels. */
@@ -118,6 +130,14 @@ function treeToPlain(node: TreeNode): unknown {
   }
 }
 
+/** What one cleaning produced, before the result object is frozen. */
+interface CleanResult {
+  readonly text: string;
+  readonly truncated: boolean;
+  readonly tokens: number;
+  readonly tokensExact: boolean;
+}
+
 type Content =
   | { readonly kind: "empty"; readonly text: string }
   | { readonly kind: "text"; readonly text: string; readonly tailShare: number }
@@ -129,6 +149,8 @@ class Cleaner {
   constructor(
     private readonly options: Readonly<CleanObservationOptions>,
     private readonly context: ObservationContext,
+    /** Size of the raw value ({@link measureRawChars}): no observation is longer. */
+    private readonly rawChars = Number.MAX_SAFE_INTEGER,
   ) {}
 
   private readonly stringLeaf = (value: string, depth: number): TreeNode => {
@@ -192,8 +214,9 @@ class Cleaner {
     }
     if (first === "<" || text.includes("</")) {
       if (looksLikeHtml(trimmed, first === "<" ? 1 : 3) && !trimmed.startsWith("<?xml")) {
-        const { text: pageText, mainRegionOnly } = htmlToText(trimmed);
-        this.notes.add(mainRegionOnly ? "converted HTML to text (main region of the page)" : "converted HTML to text");
+        const { text: pageText, mainRegionOnly, errorPage, flattened } = htmlToText(trimmed);
+        this.notes.add(mainRegionOnly ? "converted HTML to text (main region of the page)" : errorPage ? "converted HTML to text (an error or challenge page, read whole)" : "converted HTML to text");
+        if (flattened > 0) this.notes.add(flattenedMarkupNote(flattened, MAX_HTML_DEPTH));
         if (pageText.trim().length === 0) return { kind: "empty", text: NO_READABLE_TEXT };
         return { kind: "text", text: decodeText(pageText, this.notes), tailShare: 0.08 };
       }
@@ -226,16 +249,42 @@ class Cleaner {
     return { kind: "tree", tree };
   }
 
-  private tokens(text: string): number {
+  /** The last exact count, so the budget check and the result never count one text twice. */
+  private lastExact: { text: string; tokens: number } | undefined;
+
+  /** Tokens of `text` with `countTokens`, else `cl100k_base` (its ranks load on first use). */
+  private exactTokens(text: string): number {
+    if (this.lastExact?.text === text) return this.lastExact.tokens;
     const counter = this.options.countTokens ?? countTokensCl100k;
+    let tokens = estimateTokens(text);
     try {
       const count = counter(text);
-      if (typeof count === "number" && Number.isFinite(count) && count >= 0) return count;
-      this.notes.add("countTokens returned no usable number; estimated as characters / 4");
+      if (typeof count === "number" && Number.isFinite(count) && count >= 0) tokens = count;
+      else this.notes.add("countTokens returned no usable number; estimated");
     } catch {
-      this.notes.add("countTokens threw; estimated as characters / 4");
+      this.notes.add("countTokens threw; estimated");
     }
-    return Math.ceil(text.length / 4);
+    this.lastExact = { text, tokens };
+    return tokens;
+  }
+
+  /**
+   * Tokens of `text` for the `maxTokens` check: a text with no more UTF-8 bytes than the budget
+   * fits (no token is shorter than a byte) and one estimated at twice the budget does not, both
+   * without a tokenizer; in between, and with a `countTokens`, the count is exact.
+   */
+  private budgetTokens(text: string, maxTokens: number): number {
+    if (this.options.countTokens !== undefined) return this.exactTokens(text);
+    if (text.length <= maxTokens && utf8Length(text) <= maxTokens) return Math.min(estimateTokens(text), maxTokens);
+    const estimate = estimateTokens(text);
+    if (estimate >= maxTokens * 2) return estimate;
+    return this.exactTokens(text);
+  }
+
+  /** The `tokens` of the result, and whether it was counted rather than estimated. */
+  private resultTokens(text: string): { tokens: number; exact: boolean } {
+    if (this.options.countTokens !== undefined || this.options.exactTokens || this.lastExact?.text === text) return { tokens: this.exactTokens(text), exact: true };
+    return { tokens: estimateTokens(text), exact: false };
   }
 
   private neutralize(text: string): string {
@@ -255,7 +304,7 @@ class Cleaner {
   }
 
   /** Final guard: neutralise again (a cut can start a line mid-text) and never exceed the budget. */
-  private finish(text: string, truncated: boolean): { text: string; truncated: boolean; tokens: number } {
+  finish(text: string, truncated: boolean): CleanResult {
     let result = this.neutralize(text);
     let cut = truncated;
     if (result.length > this.options.maxChars) {
@@ -264,27 +313,29 @@ class Cleaner {
       if (result.length > this.options.maxChars) result = result.slice(0, this.options.maxChars);
       cut = true;
     }
-    let tokens = this.tokens(result);
     const maxTokens = this.options.maxTokens;
-    for (let attempt = 0; maxTokens !== undefined && tokens > maxTokens && attempt < 6; attempt += 1) {
-      const target = Math.max(40, Math.floor(result.length * (maxTokens / tokens) * 0.92));
-      result = this.neutralize(truncateText(result, target, 0.1).text);
-      if (result.length > target) result = result.slice(0, target);
-      cut = true;
-      tokens = this.tokens(result);
-    }
-    if (maxTokens !== undefined && tokens > maxTokens) {
-      // A counter that disagrees with itself: cut by the worst case of one token per character.
-      result = result.slice(0, maxTokens);
-      tokens = this.tokens(result);
+    if (maxTokens !== undefined) {
+      let tokens = this.budgetTokens(result, maxTokens);
+      for (let attempt = 0; tokens > maxTokens && attempt < 6; attempt += 1) {
+        const target = Math.max(40, Math.floor(result.length * (maxTokens / tokens) * 0.92));
+        result = this.neutralize(truncateText(result, target, 0.1).text);
+        if (result.length > target) result = result.slice(0, target);
+        cut = true;
+        tokens = this.budgetTokens(result, maxTokens);
+      }
+      if (tokens > maxTokens) {
+        // A counter that disagrees with itself: cut by the worst case of one token per character.
+        result = result.slice(0, maxTokens);
+      }
     }
     if (result.trim().length === 0) result = EMPTY_TEXT;
-    return { text: result, truncated: cut, tokens };
+    const { tokens, exact } = this.resultTokens(result);
+    return { text: result, truncated: cut, tokens, tokensExact: exact };
   }
 
   private fitText(text: string, tailShare: number): { text: string; truncated: boolean } {
-    const neutralized = this.neutralize(text);
-    const cut = truncateText(neutralized, this.options.maxChars, tailShare);
+    // Cut first: only what is kept is neutralised (finish does it), not all of a 50 MB text.
+    const cut = truncateDocument(text, this.options.maxChars, tailShare);
     if (cut.truncated) this.notes.add(`cut text to ${this.options.maxChars} characters (head, outline, tail)`);
     return cut;
   }
@@ -310,14 +361,30 @@ class Cleaner {
   private fitTree(tree: TreeNode): { text: string; truncated: boolean } {
     const render = this.options.style === "json" ? renderJson : renderText;
     const { maxChars, maxTokens } = this.options;
-    for (const limits of RENDER_LEVELS) {
+    const fits = (limits: RenderLimits): { text: string; truncated: boolean } | undefined => {
       const output = render(tree, limits, maxChars + 1);
-      if (output.overflow) continue;
+      if (output.overflow) return undefined;
       const text = this.neutralize(output.text);
-      if (text.length > maxChars) continue;
-      if (maxTokens !== undefined && this.tokens(text) > maxTokens) continue;
-      if (output.cut) this.notes.add("shortened long lists, texts or nesting to fit the budget");
+      if (text.length > maxChars) return undefined;
+      if (maxTokens !== undefined && this.budgetTokens(text, maxTokens) > maxTokens) return undefined;
       return { text, truncated: output.cut };
+    };
+    for (const limits of RENDER_LEVELS) {
+      let fitted = fits(limits);
+      if (fitted === undefined) continue;
+      // A document cut to the level's string length may use what the level left of the budget.
+      const slack = maxChars - fitted.text.length;
+      if (fitted.truncated && slack > 300 && limits.stringMax < maxChars) {
+        for (const share of [0.9, 0.6]) {
+          const wider = fits({ ...limits, documentMax: Math.min(maxChars, limits.stringMax + Math.floor(slack * share)) });
+          if (wider !== undefined && wider.text.length > fitted.text.length) {
+            fitted = wider;
+            break;
+          }
+        }
+      }
+      if (fitted.truncated) this.notes.add("shortened long lists, texts or nesting to fit the budget");
+      return fitted;
     }
     // Even the tightest limits do not fit: status and error fields first, then the start and end.
     const last = RENDER_LEVELS[RENDER_LEVELS.length - 1] as (typeof RENDER_LEVELS)[number];
@@ -346,9 +413,15 @@ class Cleaner {
     return undefined;
   }
 
-  clean(value: unknown): { text: string; truncated: boolean; tokens: number } {
+  /** The observation is one of this package's sentences (nothing came back, an empty list). */
+  wroteOwnSentence = false;
+
+  clean(value: unknown): CleanResult {
     const content = this.read(value);
-    if (content.kind === "empty") return this.finish(content.text, false);
+    if (content.kind === "empty") {
+      this.wroteOwnSentence = true;
+      return this.finish(content.text, false);
+    }
     if (content.kind === "text") {
       const fitted = this.fitText(content.text, content.tailShare);
       return this.finish(fitted.text, fitted.truncated);
@@ -366,10 +439,45 @@ class Cleaner {
     }
     if (condensed === undefined) {
       const kind = content.tree.kind === "array" ? "list" : content.tree.kind === "table" ? "table" : "object";
+      this.wroteOwnSentence = true;
       return this.finish(emptyContainerText(kind), false);
     }
-    const fitted = this.fitTree(condensed);
+    let fitted = this.fitTree(condensed);
+    if (fitted.text.length > this.rawChars && this.options.style === "text") {
+      // Never longer than the input: a small payload whose lines come out longer than its JSON
+      // (deep nesting, short values) is written as compact JSON instead.
+      const compact = this.neutralize(renderJson(condensed, RENDER_LEVELS[0] as RenderLimits, this.options.maxChars + 1).text);
+      if (compact.length < fitted.text.length && compact.length <= this.options.maxChars) {
+        fitted = { text: compact, truncated: fitted.truncated };
+        this.notes.add("wrote compact JSON, shorter than the lines");
+      }
+    }
     return this.finish(fitted.text, fitted.truncated);
+  }
+}
+
+/** Inputs longer than this are never candidates to be kept as they are (no budget is that large in practice). */
+const MAX_RAW_TEXT_CHARS = 10_000_000;
+
+/** The input as text: a string itself, or the JSON of a value; `undefined` when it has none. */
+function rawTextOf(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  // Only plain data: the JSON of a Map, Set, Error or class instance is not what it holds.
+  if (typeof value !== "object" || value === null) return undefined;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== Array.prototype && prototype !== null) return undefined;
+  try {
+    const json = JSON.stringify(value, (_key, item: unknown) => {
+      if (typeof item === "bigint") return item.toString();
+      if (typeof item === "object" && item !== null) {
+        const itemPrototype: unknown = Object.getPrototypeOf(item);
+        if (itemPrototype !== Object.prototype && itemPrototype !== Array.prototype && itemPrototype !== null) throw new TypeError("not plain data");
+      }
+      return item;
+    });
+    return typeof json === "string" && json.length <= MAX_RAW_TEXT_CHARS ? json : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -401,21 +509,34 @@ export function cleanWithResolvedOptions(
     options.maxTokens !== undefined && options.maxTokens * 8 < options.maxChars
       ? { ...options, maxChars: Math.max(200, options.maxTokens * 8) }
       : options;
-  const cleaner = new Cleaner(effective, context);
-  let result: { text: string; truncated: boolean; tokens: number };
+  // Only plain data has a JSON that says what it holds (a Map's JSON is "{}"): only its size bounds the observation.
+  const rawText = rawChars > 0 && rawChars <= effective.maxChars ? rawTextOf(value) : undefined;
+  const cleaner = new Cleaner(effective, context, rawText !== undefined ? rawChars : Number.MAX_SAFE_INTEGER);
+  let result: CleanResult;
   try {
     result = cleaner.clean(value);
+    if (rawText !== undefined && result.text.length > rawChars && !cleaner.wroteOwnSentence) {
+      // Never longer than the input: a small payload stays as it is.
+      if (rawText.trim().length > 0) {
+        const asIs = cleaner.finish(normalizeControlCharacters(rawText.trim(), cleaner.notes), false);
+        if (asIs.text.length < result.text.length) {
+          result = asIs;
+          cleaner.notes.add("kept the input as it was (the cleaned form was longer)");
+        }
+      }
+    }
   } catch (error) {
     cleaner.notes.add(`cleaning failed (${error instanceof Error ? error.message : String(error)}); kept a preview`);
     const text = truncateText(unreadableValueText(previewOf(value)), options.maxChars, 0).text;
-    result = { text, truncated: true, tokens: Math.ceil(text.length / 4) };
+    result = { text, truncated: true, tokens: estimateTokens(text), tokensExact: false };
   }
   return Object.freeze({
     text: result.text,
-    truncated: result.truncated,
+    truncated: result.truncated || cleaner.notes.cut,
     rawChars,
     cleanChars: result.text.length,
     tokens: result.tokens,
+    tokensExact: result.tokensExact,
     fingerprint: fingerprintObservation(result.text),
     notes: Object.freeze(cleaner.notes.list()),
   });

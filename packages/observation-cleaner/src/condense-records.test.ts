@@ -11,7 +11,7 @@ describe("cleanObservation", () => {
       expect(text).not.toContain("total_price_set");
       expect(text).not.toContain("shop_money");
       expect(text).toContain("total_price: 128.47");
-      expect(notes.join("\n")).toMatch(/nested record\(s\) whose every value already stands in the record/);
+      expect(notes.join("\n")).toMatch(/nested record\(s\) or list\(s\) whose every value already stands in the record/);
     });
 
     it("keeps a nested record with a value of its own", () => {

@@ -6,123 +6,11 @@
  */
 import type { Notes } from "./decode";
 import { sameAsMarker } from "./messages";
-import {
-  isScalar,
-  markerNode,
-  scalarText,
-  stringNode,
-  type ObjectNode,
-  type ScalarNode,
-  type TableNode,
-  type TreeNode,
-} from "./tree";
-
-/** Field names that carry a call's outcome; never dropped, rendered first. */
-const ERROR_KEY = /^(?:errors?|error_?(?:code|message|description|type|details?)|errorCode|errorMessage|faults?|exception|problems?)$|(?:_error|Error)$/;
-const STATUS_KEY =
-  /^(?:status|status_?code|statusCode|state|code|cod|message|messages|msg|detail|reason|ok|success|warning|warnings|result_?code|resultCode)$|(?:_status|Status|_state)$/;
-
-const priorityCache = new Map<string, number>();
-
-/** 2 for error fields, 1 for status fields, 0 otherwise. */
-export function keyPriority(key: string): number {
-  let priority = priorityCache.get(key);
-  if (priority === undefined) {
-    priority = ERROR_KEY.test(key) ? 2 : STATUS_KEY.test(key) ? 1 : 0;
-    if (priorityCache.size < 50_000) priorityCache.set(key, priority);
-  }
-  return priority;
-}
-
-// Transport/metadata noise by field name. `url` itself is kept (often the answer); `*_url`
-// link templates (GitHub), `*Url` and `*_link` variants are not.
-const NOISE_KEY =
-  /^(?:headers?|_links|_meta|__typename|etag|e_tag|ETag|node_id|nodeId|admin_graphql_api_id|graphql_id|graphqlId|stacktrace|stack_trace|stackTrace|backtrace|gravatar_id|request_?id|requestId|trace_?id|traceId|span_?id|spanId|correlation_?id|correlationId|transaction_?id|transactionId|customerTransactionId|x-[\w-]+|cursor|token|\w+_token|\w+Token|next_?cursor|nextCursor|page_?token|next_?page_?token|nextPageToken|continue|batchcomplete|search_metadata|search_parameters|searchParameters|json_endpoint|generationtime_ms|generation_time_ms|total_time_taken|time_taken_displayed|raw_html_file|favicon|favicons|avatar|avatars|icon|icons|logo|sprite|thumbnail|thumbnails|originalimage|serpapi_\w+)$|.(?:_url|_uri|Url|Uri|URL|_link|_links|_thumbnail|Thumbnail|_icon|Icon|_avatar|Avatar)$/;
-
-// HTML <meta> names that scrapers copy into their results: page plumbing, not content.
-const PAGE_META_KEY =
-  /^(?:og|twitter|fb|al|article|msapplication|apple-mobile-web-app|octolytics|turbo|visitor|route|html-safe|fetch|user|ui|browser|current|hovercard|analytics|github-keyboard)[:-][\w:.-]*$|^(?:viewport|robots|referrer|theme-color|color-scheme|format-detection|google-site-verification|csrf-token|csrf-param|request-id|expected-hostname|hostname|scrapeId|proxyUsed|cacheState|cachedAt|generator)$/i;
-
-const noiseCache = new Map<string, boolean>();
-
-function isNoiseKey(key: string): boolean {
-  let noise = noiseCache.get(key);
-  if (noise === undefined) {
-    noise = NOISE_KEY.test(key) || PAGE_META_KEY.test(key);
-    if (noiseCache.size < 50_000) noiseCache.set(key, noise);
-  }
-  return noise;
-}
-
-function isNoiseValue(text: string): boolean {
-  const first = text.charCodeAt(0);
-  if (first === 0x68 /* h */ || first === 0x2f /* / */) {
-    if (IMAGE_URL.test(text)) return true;
-  } else if (first === 0x64 /* d */ && text.startsWith("data:")) return true;
-  if (text.length >= 160 && OPAQUE_TOKEN.test(text)) return true;
-  return text.includes("{") && /\{[/?&]/.test(text);
-}
-
-const IMAGE_URL = /^(?:https?:)?\/\/\S+\.(?:png|jpe?g|gif|webp|svg|ico|bmp|avif)(?:[?#]\S*)?$|^https?:\/\/encrypted-tbn\d*\.gstatic\.com\//i;
-const OPAQUE_TOKEN = /^[A-Za-z0-9+/=_-]{160,}$/;
-
-const TRACKING_PARAMETER =
-  /^(?:utm_\w+|gclid|gclsrc|dclid|fbclid|msclkid|mc_cid|mc_eid|_ga|_gl|igshid|yclid|si|ved|ei|sa|usg|sca_esv|sca_upv|sxsrf|oq|gs_lcrp|gs_lp|sourceid|ie|uact|rlz|aqs|biw|bih|dpr|sclient|ictx|fbs|stick)$/;
-
-/** Removes tracking parameters (and `#:~:text=` fragments) from an http(s) URL; others unchanged. */
-export function stripTrackingParameters(url: string): string {
-  if (!/^https?:\/\/[^\s]+$/.test(url) || (!url.includes("?") && !url.includes("#:~:"))) return url;
-  const hashIndex = url.indexOf("#");
-  let hash = hashIndex === -1 ? "" : url.slice(hashIndex);
-  const withoutHash = hashIndex === -1 ? url : url.slice(0, hashIndex);
-  if (hash.startsWith("#:~:")) hash = "";
-  const queryIndex = withoutHash.indexOf("?");
-  if (queryIndex === -1) return withoutHash + hash;
-  const base = withoutHash.slice(0, queryIndex);
-  const kept = withoutHash
-    .slice(queryIndex + 1)
-    .split("&")
-    .filter((part) => part.length > 0 && !TRACKING_PARAMETER.test(decodeURIComponentSafe(part.split("=")[0] ?? "")));
-  return base + (kept.length > 0 ? `?${kept.join("&")}` : "") + hash;
-}
-
-function decodeURIComponentSafe(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
-
-function globToRegExpSource(segment: string): string {
-  return segment.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^.]*");
-}
-
-/** Matches dotted field paths against keep/drop patterns (see `CleanObservationOptions.keep`). */
-export class PathMatcher {
-  private readonly expressions: RegExp[];
-
-  constructor(patterns: readonly string[]) {
-    this.expressions = patterns.map((pattern) => {
-      const anchored = pattern.startsWith("$.");
-      const body = (anchored ? pattern.slice(2) : pattern)
-        .split(".")
-        .map((segment) => (segment === "**" ? ".*" : globToRegExpSource(segment)))
-        .join("\\.")
-        .replace(/\\\.\.\*\\\./g, "(?:\\..*\\.|\\.)");
-      return new RegExp(anchored ? `^${body}$` : `(?:^|\\.)${body}$`);
-    });
-  }
-
-  get isEmpty(): boolean {
-    return this.expressions.length === 0;
-  }
-
-  matches(path: string): boolean {
-    for (const expression of this.expressions) if (expression.test(path)) return true;
-    return false;
-  }
-}
+import { decideLinks } from "./links";
+import { isHeadersKey, isNoiseKey, isNoiseValue, isPageMetaField, isUsefulHeader, keyPriority, stripTrackingParameters } from "./noise";
+import type { PathMatcher } from "./path-matcher";
+import { pairParallelArrays, recordsToTable } from "./tables";
+import { isScalar, markerNode, scalarText, stringNode, type ObjectNode, type ScalarNode, type TreeNode } from "./tree";
 
 interface PathLink {
   readonly parent: PathLink | undefined;
@@ -137,7 +25,6 @@ export interface CondenseSettings {
   readonly dropNulls: boolean;
 }
 
-const MAX_TABLE_COLUMNS = 40;
 
 function normalizeWhitespace(text: string): string {
   let result = text;
@@ -162,170 +49,50 @@ function isEmptyNode(node: TreeNode): boolean {
   }
 }
 
-/** Flattens a record into dotted scalar columns; `undefined` when it holds lists of several values. */
-function flattenRecord(node: ObjectNode, prefix: string, into: Array<[string, ScalarNode]>, depth: number): boolean {
-  if (depth > 3) return false;
-  for (const [key, value] of node.entries) {
-    const name = prefix ? `${prefix}.${key}` : key;
-    if (isScalar(value)) into.push([name, value]);
-    else if (value.kind === "object") {
-      if (!flattenRecord(value, name, into, depth + 1)) return false;
-    } else if (value.kind === "array") {
-      if (value.items.length === 1 && value.items[0]?.kind === "object") {
-        if (!flattenRecord(value.items[0], name, into, depth + 1)) return false;
-      } else if (value.items.every(isScalar) && value.items.length <= 6) {
-        into.push([name, stringNode(value.items.map((item) => scalarText(item as ScalarNode)).join(", "))]);
-      } else return false;
-    } else return false;
-  }
-  return true;
-}
-
-function liftConstants(table: TableNode): TableNode {
-  if (table.rows.length < 3) return table;
-  const keepColumns: number[] = [];
-  for (let column = 0; column < table.columns.length; column += 1) {
-    const blank = table.rows.every((row) => {
-      const cell = row[column];
-      return cell === undefined || cell.kind === "null" || (cell.kind === "string" && cell.value === "");
-    });
-    if (blank) continue;
-    const first = table.rows[0]?.[column];
-    const text = first === undefined ? "" : scalarText(first);
-    const constant = table.rows.every((row) => {
-      const cell = row[column];
-      return cell !== undefined && cell.kind === first?.kind && scalarText(cell) === text;
-    });
-    if (constant && first !== undefined && !(first.kind === "string" && first.value === "")) {
-      table.constants.push([table.columns[column] as string, first]);
-    } else keepColumns.push(column);
-  }
-  if (keepColumns.length === table.columns.length) return table;
-  if (keepColumns.length === 0) keepColumns.push(0);
-  table.columns = keepColumns.map((column) => table.columns[column] as string);
-  table.rows = table.rows.map((row) => keepColumns.map((column) => row[column] as ScalarNode));
-  return table;
-}
-
-const EMPTY_CELL = stringNode("");
+/** Keys of layout, not content, in rich-text structures (Slack blocks, Notion and ProseMirror nodes). */
+const STRUCTURAL_KEY = /^(?:type|block_id|action_id|style|kind|format|version|object|skin_tone|unicode|indent|border|offset|marks?|annotations|color|bold|italic|strike|code|elements?)$/;
 
 /**
- * A URL reduced to what tells pages apart: host without `www.`/`m.`/`mobile.` labels, path
- * without a trailing slash; scheme, query and fragment ignored (`?action=history`, `#section`).
- * `undefined` for a value that is not an http(s) URL.
+ * True when a nested structure only repeats texts of its record: every leaf is layout
+ * ({@link STRUCTURAL_KEY}, booleans, texts under 3 characters) or stands in one of `texts`
+ * (Slack's `blocks` next to its `text`: `<@U07HARB01>` holds the mention's `user_id`).
+ * At least 12 characters of content must be found, so a structure of layout alone is not
+ * taken for a repeat.
  */
-function urlPageKey(text: string): string | undefined {
-  const match = /^https?:\/\/([^/?#\s]+)([^?#\s]*)/i.exec(text);
-  if (match === null) return undefined;
-  const host = (match[1] as string).toLowerCase().split(".").filter((label, index) => !(label === "www" || ((label === "m" || label === "mobile") && index <= 1))).join(".");
-  return `${host}${(match[2] as string).replace(/\/+$/, "")}`;
-}
-
-/**
- * Drops table columns that repeat another column row for row: the same text (`titles.canonical`
- * next to `title`, `profile.url` next to `url`), or URLs of the same page (the mobile, history and
- * edit links next to a page link). Cells left empty in a row do not count against a match.
- */
-function dropRepeatedColumns(table: TableNode): number {
-  const kept: number[] = [];
-  let dropped = 0;
-  for (let column = 0; column < table.columns.length; column += 1) {
-    let repeats = false;
-    let filled = 0;
-    for (const other of kept) {
-      filled = 0;
-      let same = true;
-      let sameUrl = true;
-      for (const row of table.rows) {
-        const cell = row[column] as ScalarNode;
-        const text = scalarText(cell);
-        if (text === "" || cell.kind === "null") continue;
-        filled += 1;
-        const otherText = scalarText(row[other] as ScalarNode);
-        if (text !== otherText) same = false;
-        if (sameUrl) {
-          const key = urlPageKey(text);
-          if (key === undefined || key !== urlPageKey(otherText)) sameUrl = false;
-        }
-        if (!same && !sameUrl) break;
-      }
-      if (filled > 0 && (same || sameUrl)) {
-        repeats = true;
+function repeatsSiblingText(node: TreeNode, texts: readonly string[]): boolean {
+  let found = 0;
+  let visited = 0;
+  const stack: Array<[string, TreeNode]> = [["", node]];
+  while (stack.length > 0) {
+    const [key, current] = stack.pop() as [string, TreeNode];
+    visited += 1;
+    if (visited > 2000) return false;
+    switch (current.kind) {
+      case "object":
+        for (const entry of current.entries) stack.push(entry);
         break;
+      case "array":
+        for (const item of current.items) stack.push([key, item]);
+        if ((current.skipped ?? 0) > 0) return false;
+        break;
+      case "table":
+        if ((current.skipped ?? 0) > 0) return false;
+        for (const entry of current.constants) stack.push(entry);
+        for (const row of current.rows) row.forEach((cell, index) => stack.push([current.columns[index] ?? "", cell]));
+        break;
+      case "boolean":
+      case "null":
+        break;
+      default: {
+        const text = scalarText(current).trim();
+        const last = key.slice(key.lastIndexOf(".") + 1);
+        if (text.length < 3 || (STRUCTURAL_KEY.test(last) && current.kind === "string" && !text.includes(" "))) break;
+        if (!texts.some((candidate) => candidate.includes(text))) return false;
+        found += text.length;
       }
     }
-    if (repeats) dropped += 1;
-    else kept.push(column);
   }
-  if (dropped > 0) {
-    table.columns = kept.map((column) => table.columns[column] as string);
-    table.rows = table.rows.map((row) => kept.map((column) => row[column] as ScalarNode));
-  }
-  return dropped;
-}
-
-function recordsToTable(items: readonly TreeNode[]): TableNode | undefined {
-  if (items.length < 2) return undefined;
-  const flattened: Array<Array<[string, ScalarNode]>> = [];
-  const columnIndex = new Map<string, number>();
-  let cells = 0;
-  for (const item of items) {
-    if (item.kind !== "object") return undefined;
-    const record: Array<[string, ScalarNode]> = [];
-    if (!flattenRecord(item, "", record, 0)) return undefined;
-    for (const [name] of record) {
-      if (!columnIndex.has(name)) columnIndex.set(name, columnIndex.size);
-      if (columnIndex.size > MAX_TABLE_COLUMNS) return undefined;
-    }
-    cells += record.length;
-    flattened.push(record);
-  }
-  if (columnIndex.size < 2 || cells < 0.6 * columnIndex.size * items.length) return undefined;
-  const columns = [...columnIndex.keys()];
-  const rows = flattened.map((record) => {
-    const row: ScalarNode[] = new Array(columns.length).fill(EMPTY_CELL);
-    for (const [name, value] of record) row[columnIndex.get(name) as number] = value;
-    return row;
-  });
-  const table: TableNode = { kind: "table", columns, rows, constants: [] };
-  dropRepeatedColumns(table);
-  return liftConstants(table);
-}
-
-/** Pairs same-length arrays of scalars (`time[]` with `temperature[]`) into one table. */
-function pairParallelArrays(entries: Array<[string, TreeNode]>, notes: Notes): Array<[string, TreeNode]> {
-  const byLength = new Map<number, Array<[string, TreeNode]>>();
-  for (const entry of entries) {
-    const value = entry[1];
-    if (value.kind === "array" && value.items.length >= 2 && value.items.every(isScalar)) {
-      const group = byLength.get(value.items.length) ?? [];
-      group.push(entry);
-      byLength.set(value.items.length, group);
-    }
-  }
-  let result = entries;
-  for (const [length, group] of byLength) {
-    if (group.length < 2 || group.length > MAX_TABLE_COLUMNS) continue;
-    const columns = group.map(([key]) => key);
-    const rows: ScalarNode[][] = [];
-    for (let row = 0; row < length; row += 1) {
-      rows.push(group.map(([, value]) => (value as { items: ScalarNode[] }).items[row] as ScalarNode));
-    }
-    const table: TableNode = { kind: "table", columns, rows, constants: [] };
-    const members = new Set(group);
-    const rebuilt: Array<[string, TreeNode]> = [];
-    let inserted = false;
-    for (const entry of result) {
-      if (!members.has(entry)) rebuilt.push(entry);
-      else if (!inserted) {
-        rebuilt.push([columns.join(" | "), table]);
-        inserted = true;
-      }
-    }
-    result = rebuilt;
-    notes.add("paired parallel arrays into a table");
-  }
-  return result;
+  return found >= 12;
 }
 
 /**
@@ -430,7 +197,10 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
           if (value.kind === "string" || value.kind === "number") values.add(value.kind === "string" ? value.value.trim() : value.text);
         }
         recordValues.push(values);
-        for (const [key, value] of node.entries) {
+        const links = settings.dropNoise ? decideLinks(node.entries) : undefined;
+        let siblingTexts: string[] | undefined;
+        for (const [key, original] of node.entries) {
+          let value = original;
           const childPath: PathLink = { parent: path, key };
           const priority = keyPriority(key);
           let forced = false;
@@ -442,9 +212,18 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
               continue;
             }
           }
-          if (!forced && priority === 0 && settings.dropNoise && isNoiseKey(key)) {
+          if (!forced && priority === 0 && settings.dropNoise && (isNoiseKey(key) || isPageMetaField(key, value) || links?.drop.has(key) === true)) {
             droppedNoise.add(key);
             continue;
+          }
+          const rewritten = links?.rewrite.get(key);
+          if (rewritten !== undefined) value = stringNode(rewritten);
+          if (settings.dropNoise && value.kind === "object" && isHeadersKey(key) && !forced) {
+            // HTTP headers: only those that answer questions (Retry-After, Location, rate limits, request ids).
+            const useful = value.entries.filter(([name]) => isUsefulHeader(name));
+            if (useful.length < value.entries.length) droppedNoise.add(key);
+            if (useful.length === 0) continue;
+            value = { kind: "object", entries: useful };
           }
           const condensed = visit(value, childPath, false, withinList);
           if (condensed === undefined) {
@@ -454,6 +233,13 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
           if (condensed.kind === "object" && settings.dropNoise && priority === 0 && !forced && repeatsRecordValues(condensed)) {
             repeatedRecords += 1;
             continue;
+          }
+          if ((condensed.kind === "object" || condensed.kind === "array" || condensed.kind === "table") && settings.dropNoise && priority === 0 && !forced) {
+            siblingTexts ??= node.entries.flatMap(([otherKey, other]) => (otherKey !== key && other.kind === "string" && other.value.length >= 12 ? [other.value] : []));
+            if (siblingTexts.length > 0 && repeatsSiblingText(condensed, siblingTexts)) {
+              repeatedRecords += 1;
+              continue;
+            }
           }
           if (condensed.kind === "null" && settings.dropNulls && priority === 0 && !forced) {
             droppedNulls += 1;
@@ -528,7 +314,7 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
   if (droppedByOption > 0) notes.add(`dropped ${droppedByOption} field(s) matching the drop option`);
   if (droppedNulls > 0) notes.add(`dropped ${droppedNulls} null field(s)`);
   if (repeats > 0) notes.add(`wrote ${repeats} repeated value(s) once`);
-  if (repeatedRecords > 0) notes.add(`dropped ${repeatedRecords} nested record(s) whose every value already stands in the record`);
+  if (repeatedRecords > 0) notes.add(`dropped ${repeatedRecords} nested record(s) or list(s) whose every value already stands in the record`);
   if (tables > 0) notes.add("wrote uniform lists of records as tables");
   return result;
 }

@@ -8,6 +8,9 @@
 export class Notes {
   private readonly items = new Map<string, number>();
 
+  /** Set by any step that left content out (a depth limit, a list gap): the result is `truncated`. */
+  cut = false;
+
   /** Adds a note, or counts one more occurrence of it. */
   add(note: string, count = 1): void {
     this.items.set(note, (this.items.get(note) ?? 0) + count);

@@ -5,6 +5,7 @@
  * texts kept (link targets dropped).
  */
 import { compile, type FormatCallback, type HtmlToTextOptions, type SelectorDefinition } from "html-to-text";
+import { flattenDeepMarkup } from "./markup-depth";
 
 const SKIPPED_SELECTORS = [
   "script", "style", "noscript", "template", "head", "svg", "canvas", "iframe", "object", "embed",
@@ -64,20 +65,40 @@ function linkListAware(builtin: "unorderedList" | "orderedList"): FormatCallback
   };
 }
 
-type Region = "main" | "article" | "whole";
+/**
+ * `"error"`: an error or challenge page read whole, with only code and media skipped, since its
+ * message often sits where boilerplate does (Cloudflare's `Please enable cookies.` in a
+ * `#cookie-alert`, `Enable JavaScript and cookies to continue` in `<noscript>`, a `role=alert` box).
+ */
+type Region = "main" | "article" | "whole" | "error";
 
 const REGION_SELECTORS: Readonly<Record<Region, string[]>> = {
   main: ["main", "[role=main]"],
   article: ["article"],
   whole: ["body"],
+  error: ["body"],
 };
+
+/** What an error page still skips: code, media and controls. */
+const ERROR_PAGE_SKIPPED_SELECTORS = ["script", "style", "template", "head", "svg", "canvas", "iframe", "object", "embed", "video", "audio", "img", "picture", "map", "button", "select", "input", "textarea", "[hidden]"];
+
+/** Deepest element nesting handed to html-to-text; deeper tags are removed, their text kept. */
+export const MAX_HTML_DEPTH = 150;
+
+/** A page that reports an error or a challenge rather than content (by its title or first heading). */
+const ERROR_PAGE_TITLE =
+  /^\W*(?:error\W*)?[45]\d\d\b|\b(?:error [45]\d\d|access denied|forbidden|not found|service unavailable|temporarily unavailable|too many requests|bad gateway|gateway time-?out|internal server error|attention required|just a moment|you have been blocked|captcha|verify you are human|checking (?:if the site connection|your browser)|security check|under maintenance|enable (?:javascript|cookies))\b/i;
+
+/** Error and challenge pages are short: a page with more text than this is content, whatever its title. */
+const ERROR_PAGE_MAX_CHARS = 3000;
 
 /** Longest HTML read (html-to-text's own limit, which would otherwise warn on the console). */
 export const MAX_HTML_CHARS = 1 << 24;
 
 function options(region: Region): HtmlToTextOptions {
+  const skipped = region === "error" ? ERROR_PAGE_SKIPPED_SELECTORS : SKIPPED_SELECTORS;
   const selectors: SelectorDefinition[] = [
-    ...SKIPPED_SELECTORS.map((selector) => ({ selector, format: "skip" })),
+    ...skipped.map((selector) => ({ selector, format: "skip" })),
     { selector: "a", options: { ignoreHref: true } },
     { selector: "table", format: "dataTable", options: { uppercaseHeaderCells: false, maxColumnWidth: 60 } },
     { selector: "ul", format: "linkListAwareUnorderedList", options: { itemPrefix: " - " } },
@@ -93,7 +114,8 @@ function options(region: Region): HtmlToTextOptions {
     },
     selectors,
     baseElements: { selectors: REGION_SELECTORS[region], orderBy: "occurrence", returnDomByDefault: true },
-    limits: { maxBaseElements: 1, maxDepth: 200, ellipsis: "…", maxInputLength: MAX_HTML_CHARS },
+    // Depth is bounded before conversion (flattenDeepMarkup), so html-to-text never elides content.
+    limits: { maxBaseElements: 1, maxDepth: MAX_HTML_DEPTH * 4, ellipsis: "…", maxInputLength: MAX_HTML_CHARS },
   };
 }
 
@@ -121,6 +143,10 @@ export interface HtmlText {
   readonly text: string;
   /** True when only the page's main region was used. */
   readonly mainRegionOnly: boolean;
+  /** True when the page was read as an error or challenge page (nothing but code and media skipped). */
+  readonly errorPage: boolean;
+  /** Elements nested deeper than {@link MAX_HTML_DEPTH} whose tags were removed (their text kept). */
+  readonly flattened: number;
 }
 
 /**
@@ -128,7 +154,8 @@ export interface HtmlText {
  * text, else the whole document; the `<title>` is put first when the text does not start with it.
  */
 export function htmlToText(html: string): HtmlText {
-  const source = html.length > MAX_HTML_CHARS ? html.slice(0, MAX_HTML_CHARS) : html;
+  const flat = flattenDeepMarkup(html.length > MAX_HTML_CHARS ? html.slice(0, MAX_HTML_CHARS) : html, MAX_HTML_DEPTH, true);
+  const source = flat.text;
   // The page's main region; else its only <article>; else the whole page (navigation still skipped).
   const hasMain = MAIN_PATTERN.test(source);
   const articleCount = hasMain ? 0 : (source.slice(0, 5_000_000).match(ARTICLE_PATTERN)?.length ?? 0);
@@ -142,17 +169,25 @@ export function htmlToText(html: string): HtmlText {
       mainRegionOnly = false;
     }
   }
+  const titleMatch = TITLE_PATTERN.exec(html.slice(0, 200_000));
+  const title = titleMatch?.[1] === undefined ? "" : decodeTitle(titleMatch[1]);
+  const firstHeading = /<h1[^>]{0,400}>([\s\S]{1,400}?)<\/h1>/i.exec(source.slice(0, 200_000))?.[1] ?? "";
+  let errorPage = false;
+  if (text.length < ERROR_PAGE_MAX_CHARS && (ERROR_PAGE_TITLE.test(title) || ERROR_PAGE_TITLE.test(firstHeading.replace(/<[^>]*>/g, " ")))) {
+    const whole = convertRegion(source, "error");
+    if (whole.trim().length > text.trim().length) {
+      text = whole;
+      mainRegionOnly = false;
+      errorPage = true;
+    }
+  }
   text = text
     .replace(/[ \t\u00a0]+\n/g, "\n")
     .replace(/^(#{1,6}) +/gm, "$1 ")
     .replace(/\n{3,}/g, "\n\n")
     .trim();
-  const titleMatch = TITLE_PATTERN.exec(html.slice(0, 200_000));
-  if (titleMatch?.[1] !== undefined) {
-    const title = decodeTitle(titleMatch[1]);
-    if (title.length > 0 && !text.slice(0, 2000).includes(title)) text = `# ${title}\n\n${text}`;
-  }
-  return { text, mainRegionOnly };
+  if (title.length > 0 && !text.slice(0, 2000).includes(title)) text = `# ${title}\n\n${text}`;
+  return { text, mainRegionOnly, errorPage, flattened: flat.flattened };
 }
 
 const TAG_PATTERN = /<\/?(?:html|head|body|div|p|span|a|ul|ol|li|table|tr|td|th|h[1-6]|br|img|script|style|section|article|main|nav|header|footer|meta|link|strong|em|b|i|u|small|sup|sub|blockquote|pre|code|dl|dt|dd|form|iframe)\b[^<>]{0,2000}>/gi;

@@ -12,5 +12,5 @@ export {
   type RawObservationRecord,
 } from "./options";
 export { neutralizeActionBlobs, neutralizeControlLines, type NeutralizedText } from "./neutralize";
-export { countTokensCl100k } from "./tokens";
+export { countTokensCl100k, estimateTokens } from "./tokens";
 export { ObservationCleanerError, ObservationCleanerOptionsError, type ObservationCleanerErrorOptions } from "./errors";

@@ -173,9 +173,11 @@ export function parseJsonText(
       value = null;
     } else if (code === 0x7b || code === 0x5b) {
       if (stack.length >= maxDepth) {
+        const start = position;
         if (!skipBalanced()) return undefined;
-        notes.add(`nesting deeper than ${maxDepth} levels omitted`);
-        value = markerNode(tooDeepMarker(maxDepth));
+        notes.add(`nesting deeper than ${maxDepth} levels written flat`);
+        notes.cut = true;
+        value = markerNode(tooDeepMarker(maxDepth, flatPreview(text, start, position)));
       } else if (code === 0x7b) {
         position += 1;
         skipWhitespace();
@@ -258,4 +260,29 @@ export function parseJsonText(
       return undefined;
     }
   }
+}
+
+/** Longest flat preview of a too-deep value. */
+const FLAT_PREVIEW_CHARS = 600;
+/** Longest too-deep part flattened whole; past it only its first and last characters are read. */
+const FLAT_PREVIEW_MAX_SCAN = 4_000_000;
+
+/**
+ * The JSON text between `start` and `end` without its brackets and braces, whitespace collapsed,
+ * cut to {@link FLAT_PREVIEW_CHARS} with the rest counted: the values of a too-deep part stay readable.
+ */
+export function flatPreview(text: string, start: number, end: number): string {
+  const flatten = (part: string): string => part.replace(/[{}[\]]+/g, " ").replace(/\s*,\s*(?:,\s*)*/g, ", ").replace(/\s+/g, " ").replace(/^[\s,]+|[\s,]+$/g, "");
+  if (end - start <= FLAT_PREVIEW_MAX_SCAN) {
+    // The values may sit anywhere (`[[[[…"answer"…]]]]` holds its one value in the middle): flatten first.
+    const flat = flatten(text.slice(start, end));
+    if (flat.length <= FLAT_PREVIEW_CHARS) return flat;
+    const head = flat.slice(0, Math.floor(FLAT_PREVIEW_CHARS * 0.6));
+    const tail = flat.slice(flat.length - Math.floor(FLAT_PREVIEW_CHARS * 0.4));
+    return `${head} … (${flat.length - head.length - tail.length} more characters) … ${tail}`;
+  }
+  // The first and the last values (the deepest ones are often the payload), the middle counted.
+  const head = flatten(text.slice(start, start + Math.floor(FLAT_PREVIEW_CHARS * 0.6)));
+  const tail = flatten(text.slice(Math.max(start, end - Math.floor(FLAT_PREVIEW_CHARS * 0.4))));
+  return `${head} … (${end - start - head.length - tail.length} more characters) … ${tail}`;
 }

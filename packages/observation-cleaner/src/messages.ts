@@ -24,6 +24,11 @@ export function moreItemsMarker(count: number): string {
   return `… ${count} more`;
 }
 
+/** Marker before the one-line identities of the records of a list whose detail was cut. */
+export function identifiedItemsMarker(count: number, listed: number): string {
+  return listed === count ? `… ${count} more, identifying fields only:` : `… ${count} more, identifying fields of ${listed} of them:`;
+}
+
 /** Marker left where rows of a table were cut out. */
 export function moreRowsMarker(count: number): string {
   return `… ${count} more rows`;
@@ -42,9 +47,17 @@ export function sameAsMarker(path: string): string {
   return `(same as ${path})`;
 }
 
-/** Stand-in for nesting deeper than the cleaner reads. */
-export function tooDeepMarker(depth: number): string {
-  return `[nested deeper than ${depth} levels, omitted]`;
+/**
+ * Stand-in for nesting deeper than the cleaner reads, with the values found down there written
+ * flat (`preview`), so what was deep is still in the observation.
+ */
+export function tooDeepMarker(depth: number, preview = ""): string {
+  return preview.length > 0 ? `[nested deeper than ${depth} levels, flattened: ${preview}]` : `[nested deeper than ${depth} levels, omitted]`;
+}
+
+/** Note for elements of an HTML or XML document whose tags were removed past a nesting depth (their text kept). */
+export function flattenedMarkupNote(count: number, depth: number): string {
+  return `flattened ${count} element(s) nested deeper than ${depth} levels (their text kept)`;
 }
 
 /** Stand-in for a reference back to an enclosing object. */
@@ -67,4 +80,42 @@ export const NO_READABLE_TEXT = "The tool returned an HTML page without readable
 /** The observation when the value defeated every reader (should not happen; kept as a last resort). */
 export function unreadableValueText(preview: string): string {
   return `The tool returned a value that could not be read as text or data. Start of it: ${preview}`;
+}
+
+/** Marker between the first and last values of a flat preview. */
+export function moreValuesMarker(count: number): string {
+  return `… ${count} more values`;
+}
+
+/**
+ * Joins preview parts within `maxChars`: all of them when they fit, else the first ones and the
+ * last ones (the deepest values of a nested chain are often the payload) around a marker that
+ * counts the rest, `unread` included (values never visited).
+ */
+export function joinHeadAndTail(parts: readonly string[], maxChars: number, unread = 0): string {
+  const total = parts.reduce((sum, part) => sum + part.length + 2, 0);
+  if (total <= maxChars && unread === 0) return parts.join(", ");
+  const head: string[] = [];
+  const tail: string[] = [];
+  let room = Math.floor(maxChars * 0.6);
+  let first = 0;
+  for (; first < parts.length && (parts[first] as string).length + 2 <= room; first += 1) {
+    head.push(parts[first] as string);
+    room -= (parts[first] as string).length + 2;
+  }
+  room += Math.floor(maxChars * 0.4) - 24;
+  let last = parts.length - 1;
+  for (; last >= first && (parts[last] as string).length + 2 <= room; last -= 1) {
+    tail.unshift(parts[last] as string);
+    room -= (parts[last] as string).length + 2;
+  }
+  if (tail.length === 0 && last >= first && room >= 24) {
+    // The last value alone is longer than the tail's room: its end, marked.
+    const part = parts[last] as string;
+    tail.push(`…${part.slice(part.length - room + 2)}`);
+    last -= 1;
+  }
+  const omitted = last - first + 1 + unread;
+  if (omitted <= 0) return [...head, ...tail].join(", ");
+  return [...head, `${moreValuesMarker(omitted)} …`, ...tail].join(", ");
 }

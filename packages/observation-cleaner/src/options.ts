@@ -48,9 +48,19 @@ export interface CleanObservationOptions {
   /**
    * Token counter used for `tokens` in the result and for `maxTokens`. It only ever sees text
    * already cut to about `maxChars`.
-   * @default js-tiktoken `cl100k_base` (bundled ranks, no network)
+   * @default undefined: an estimate, and js-tiktoken `cl100k_base` (bundled ranks, no network,
+   *   loaded on first use) where an exact count is needed (`exactTokens`, near `maxTokens`)
    */
   readonly countTokens: ((text: string) => number) | undefined;
+  /**
+   * Count `tokens` in the result exactly (with `countTokens`, else js-tiktoken `cl100k_base`).
+   * Off, the cleaner estimates (see `estimateTokens`) and loads no tokenizer ranks: the first
+   * call in a process stays cheap (the ranks cost about 200 ms and 40 MB to build). A
+   * `maxTokens` budget is always enforced exactly when the text comes near it; `countTokens`,
+   * when given, is always used.
+   * @default false
+   */
+  readonly exactTokens: boolean;
   /** @default "text" */
   readonly style: ObservationStyle;
   /** @default undefined (use `style`) */
@@ -98,6 +108,7 @@ export const DEFAULT_CLEAN_OBSERVATION_OPTIONS: Readonly<CleanObservationOptions
   maxChars: 6000,
   maxTokens: undefined,
   countTokens: undefined,
+  exactTokens: false,
   style: "text",
   template: undefined,
   keep: Object.freeze([]) as readonly string[],
@@ -226,6 +237,7 @@ export function resolveCleanObservationOptions(
     maxChars,
     maxTokens,
     countTokens,
+    exactTokens: checkBoolean(field("exactTokens"), pick("exactTokens")),
     style,
     template,
     keep: checkPatterns(field("keep"), pick("keep")),

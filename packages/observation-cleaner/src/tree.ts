@@ -2,7 +2,7 @@
  * The cleaner's internal value tree. Numbers keep the text they were written with, so condensing
  * and rendering never rewrite a value's digits (`199.00`, `1.0`, 20-digit ids stay as written).
  */
-import { CIRCULAR_MARKER, tooDeepMarker } from "./messages";
+import { CIRCULAR_MARKER, joinHeadAndTail, tooDeepMarker } from "./messages";
 import { decodeBytes, type Notes } from "./decode";
 
 export interface ObjectNode {
@@ -116,6 +116,34 @@ function mapKeyText(key: unknown): string {
   }
 }
 
+/** Longest flat preview of a too-deep value, and the most nodes visited to build one. */
+const LEAF_PREVIEW_CHARS = 600;
+const LEAF_PREVIEW_NODES = 10_000;
+
+/**
+ * The scalar values under a too-deep object, breadth first and iteratively (depth may be
+ * unbounded), as `key: value` parts; what does not fit is counted.
+ */
+function leafPreview(root: object, notes: Notes): string {
+  const parts: string[] = [];
+  const queue: Array<[string, unknown]> = [["", root]];
+  const seen = new Set<object>();
+  let index = 0;
+  for (; index < queue.length && index < LEAF_PREVIEW_NODES; index += 1) {
+    const [key, current] = queue[index] as [string, unknown];
+    if (current === null || current === undefined || typeof current === "function") continue;
+    if (typeof current !== "object") {
+      parts.push(`${key ? `${key}: ` : ""}${String(current)}`);
+      continue;
+    }
+    if (seen.has(current)) continue;
+    seen.add(current);
+    if (current instanceof Date) queue.push([key, Number.isNaN(current.getTime()) ? "Invalid Date" : current.toISOString()]);
+    else for (const field of safeKeys(current, notes)) queue.push([Array.isArray(current) ? key : field, safeGet(current, field, notes)]);
+  }
+  return joinHeadAndTail(parts, LEAF_PREVIEW_CHARS, Math.max(0, queue.length - index));
+}
+
 /**
  * Converts any JavaScript value into a tree. Never throws: circular references, nesting deeper
  * than `maxDepth`, throwing getters and exotic objects become markers and notes.
@@ -161,8 +189,9 @@ export function treeFromValue(
       return markerNode(CIRCULAR_MARKER);
     }
     if (depth >= maxDepth) {
-      notes.add(`nesting deeper than ${maxDepth} levels omitted`);
-      return markerNode(tooDeepMarker(maxDepth));
+      notes.add(`nesting deeper than ${maxDepth} levels written flat`);
+      notes.cut = true;
+      return markerNode(tooDeepMarker(maxDepth, leafPreview(object, notes)));
     }
     if (object instanceof Date) {
       return stringNode(Number.isNaN(object.getTime()) ? "Invalid Date" : object.toISOString());
@@ -208,6 +237,9 @@ export function treeFromValue(
           if (key === "stack" || key === "message" || key === "name") continue;
           entries.push([key, visit(safeGet(object, key, notes), depth + 1)]);
         }
+        // AggregateError (Promise.any, fetch retries): its `errors` are own but not enumerable.
+        const errors = safeGet(object, "errors", notes);
+        if (Array.isArray(errors) && !entries.some(([key]) => key === "errors")) entries.push(["errors", visit(errors, depth + 1)]);
         const cause = safeGet(object, "cause", notes);
         if (cause !== undefined && !entries.some(([key]) => key === "cause")) entries.push(["cause", visit(cause, depth + 1)]);
         return { kind: "object", entries };

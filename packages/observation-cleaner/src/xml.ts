@@ -6,8 +6,9 @@
  */
 import { parseDocument } from "htmlparser2";
 import type { Notes } from "./decode";
-import { tooDeepMarker } from "./messages";
-import { markerNode, stringNode, type ArrayNode, type ObjectNode, type TreeNode } from "./tree";
+import { flattenDeepMarkup } from "./markup-depth";
+import { flattenedMarkupNote, tooDeepMarker } from "./messages";
+import { READ_HEAD_ITEMS, READ_TAIL_ITEMS, markerNode, stringNode, type ArrayNode, type ObjectNode, type TreeNode } from "./tree";
 
 interface XmlNode {
   readonly type: string;
@@ -33,7 +34,10 @@ export function looksLikeXml(text: string): boolean {
 }
 
 /**
- * Parses XML text into a tree; `undefined` when the text holds no element.
+ * Parses XML text into a tree; `undefined` when the text is not one whole XML document: no
+ * element, several root elements, or text outside the root (`<result>ok</result>\nStatus:
+ * FAILED` is text that starts with a tag, and is read as text). Elements nested deeper than
+ * `maxDepth` are written flat (their text kept, see `flattenDeepMarkup`).
  */
 export function xmlToTree(
   xml: string,
@@ -41,10 +45,16 @@ export function xmlToTree(
   maxDepth: number,
   stringLeaf: (value: string, depth: number) => TreeNode,
 ): TreeNode | undefined {
-  const document = parseDocument(xml, { xmlMode: true, decodeEntities: true }) as unknown as XmlNode;
+  const flat = flattenDeepMarkup(xml, Math.max(1, maxDepth - 2), false);
+  const document = parseDocument(flat.text, { xmlMode: true, decodeEntities: true }) as unknown as XmlNode;
+  const top = document.children ?? [];
+  const rootCount = top.filter((child) => child.type === "tag").length;
+  if (rootCount !== 1 || top.some((child) => child.type === "text" && (child.data ?? "").trim().length > 0)) return undefined;
+  if (flat.flattened > 0) notes.add(flattenedMarkupNote(flat.flattened, Math.max(1, maxDepth - 2)));
   const convert = (element: XmlNode, depth: number): TreeNode => {
     if (depth >= maxDepth) {
-      notes.add(`nesting deeper than ${maxDepth} levels omitted`);
+      notes.add(`nesting deeper than ${maxDepth} levels written flat`);
+      notes.cut = true;
       return markerNode(tooDeepMarker(maxDepth));
     }
     const entries: Array<[string, TreeNode]> = [];
@@ -53,10 +63,28 @@ export function xmlToTree(
       entries.push([localName(name), stringLeaf(collapse(value), depth + 1)]);
     }
     const grouped = new Map<string, TreeNode[]>();
+    // Long runs of one element (a feed's 4 000 items) are read like long JSON lists: the first
+    // READ_HEAD_ITEMS and last READ_TAIL_ITEMS, the middle counted, not converted.
+    const counts = new Map<string, number>();
+    for (const child of element.children ?? []) {
+      if (child.type === "tag") {
+        const name = localName(child.name ?? "element");
+        counts.set(name, (counts.get(name) ?? 0) + 1);
+      }
+    }
+    const seen = new Map<string, number>();
+    const skipped = new Map<string, number>();
     let text = "";
     for (const child of element.children ?? []) {
       if (child.type === "tag") {
         const name = localName(child.name ?? "element");
+        const index = seen.get(name) ?? 0;
+        seen.set(name, index + 1);
+        const count = counts.get(name) ?? 0;
+        if (count > READ_HEAD_ITEMS + READ_TAIL_ITEMS && index >= READ_HEAD_ITEMS && index < count - READ_TAIL_ITEMS) {
+          skipped.set(name, (skipped.get(name) ?? 0) + 1);
+          continue;
+        }
         const list = grouped.get(name) ?? [];
         list.push(convert(child, depth + 1));
         grouped.set(name, list);
@@ -68,7 +96,11 @@ export function xmlToTree(
     if (grouped.size === 0 && entries.length === 0) return stringLeaf(trimmed, depth + 1);
     if (trimmed.length > 0) entries.push(["text", stringLeaf(trimmed, depth + 1)]);
     for (const [name, list] of grouped) {
-      entries.push([name, list.length === 1 ? (list[0] as TreeNode) : ({ kind: "array", items: list } satisfies ArrayNode)]);
+      const gap = skipped.get(name);
+      if (gap !== undefined) {
+        notes.add(`read the first ${READ_HEAD_ITEMS} and last ${READ_TAIL_ITEMS} items of long lists; the middle was counted, not read`);
+        entries.push([name, { kind: "array", items: list, skipped: gap, skippedAt: READ_HEAD_ITEMS } satisfies ArrayNode]);
+      } else entries.push([name, list.length === 1 ? (list[0] as TreeNode) : ({ kind: "array", items: list } satisfies ArrayNode)]);
     }
     return { kind: "object", entries } satisfies ObjectNode;
   };

@@ -67,8 +67,20 @@ describe.each<ExecutorPath>(["invoke", "stream"])("ToolExecutor with the stock A
   describe("a tool that never resolves", () => {
     it("settles within timeoutMs × attempts + backoff and the model reads a timeout observation", async () => {
       jest.useFakeTimers();
-      const hanging = stringTool("slow_search", [() => never()]);
-      const executor = new ToolExecutor({ defaults: { timeoutMs: 1000, retry: { maxAttempts: 2, initialDelayMs: 100, maxDelayMs: 100, jitter: "none" } } });
+      const calls: string[] = [];
+      const hanging = {
+        calls,
+        // Hangs until its signal aborts (an idempotent read that honours cancellation).
+        tool: new DynamicTool({
+          name: "slow_search",
+          description: "slow",
+          func: (input, _runManager, config) => {
+            calls.push(input);
+            return new Promise<string>((_resolve, reject) => config?.signal?.addEventListener("abort", () => reject(new Error("aborted")), { once: true }));
+          },
+        }),
+      };
+      const executor = new ToolExecutor({ defaults: { timeoutMs: 1000, idempotent: true, retry: { maxAttempts: 2, initialDelayMs: 100, maxDelayMs: 100, jitter: "none" } } });
       const run = runStockAgent({
         path,
         tools: executor.wrap([hanging.tool]),
@@ -160,20 +172,6 @@ describe.each<ExecutorPath>(["invoke", "stream"])("ToolExecutor with the stock A
       expect(observations[2]).toMatch(/"inventory" is unavailable right now/);
       expect(observations[3]).toBe("12 in stock");
       expect(executor.circuitStateOf("inventory")).toBe("closed");
-    });
-  });
-
-  describe("a cached lookup", () => {
-    it("serves an identical call within the TTL from the cache", async () => {
-      const search = stringTool("search", [(input) => `results for ${input}`]);
-      const executor = new ToolExecutor({ defaults: { cache: { ttlMs: 60_000 } } });
-      const result = await runStockAgent({
-        path,
-        tools: executor.wrap([search.tool]),
-        replies: [actionReply("search", "capital of France"), actionReply("search", "capital of France"), finalReply("Paris")],
-      });
-      expect(search.calls).toHaveLength(1);
-      expect(result.steps.map((step) => step.observation)).toEqual(["results for capital of France", "results for capital of France"]);
     });
   });
 
@@ -306,6 +304,94 @@ describe.each<ExecutorPath>(["invoke", "stream"])("ToolExecutor with the stock A
       // The stock stream() loop overwrites a returnDirect output with the step chunk (LangChain
       // behaviour, AgentExecutorIterator._processNextStepOutput), so only invoke() reports it.
       expect(result.output).toBe(path === "invoke" ? "the direct answer" : undefined);
+    });
+  });
+});
+
+describe.each<ExecutorPath>(["invoke", "stream", "streamEvents"])("ToolExecutor cache scope with the stock AgentExecutor (%s path)", (path) => {
+  /** `my_orders` answers with the orders of whoever the run is for (the app's own lookup). */
+  function ordersTool(): { tool: DynamicTool; calls: string[]; setUser: (user: string) => void } {
+    let user = "";
+    const calls: string[] = [];
+    return {
+      calls,
+      setUser: (next) => {
+        user = next;
+      },
+      tool: new DynamicTool({
+        name: "my_orders",
+        description: "The user's orders",
+        func: async (input) => {
+          calls.push(`${user}:${input}`);
+          return `orders of ${user} (${input})`;
+        },
+      }),
+    };
+  }
+  // streamEvents always attaches its own handler; the other paths get one only when the caller passes callbacks.
+  const callbacks = (): BaseCallbackHandler[] | undefined => (path === "streamEvents" ? undefined : [new NoopHandler()]);
+
+  describe("by default (scope run)", () => {
+    it("serves a repeat within one run from the cache", async () => {
+      const orders = ordersTool();
+      orders.setUser("alice");
+      const executor = new ToolExecutor({ defaults: { cache: true } });
+      const result = await runStockAgent({
+        path,
+        callbacks: callbacks(),
+        tools: executor.wrap([orders.tool]),
+        replies: [actionReply("my_orders", "recent"), actionReply("my_orders", "recent"), finalReply("done")],
+      });
+      expect(orders.calls).toEqual(["alice:recent"]);
+      expect(result.steps.map((step) => step.observation)).toEqual(["orders of alice (recent)", "orders of alice (recent)"]);
+    });
+
+    it("never serves one user's result to another user's run", async () => {
+      const orders = ordersTool();
+      const executor = new ToolExecutor({ defaults: { cache: true } });
+      const tools = executor.wrap([orders.tool]);
+      const observations: unknown[] = [];
+      for (const user of ["alice", "bob"]) {
+        orders.setUser(user);
+        const result = await runStockAgent({ path, callbacks: callbacks(), configurable: { user_id: user }, tools, replies: [actionReply("my_orders", "recent"), finalReply("done")] });
+        observations.push(result.steps[0].observation);
+      }
+      expect(orders.calls).toEqual(["alice:recent", "bob:recent"]);
+      expect(observations).toEqual(["orders of alice (recent)", "orders of bob (recent)"]);
+    });
+  });
+
+  if (path !== "streamEvents") {
+    describe("when the path hands the tool no run id (no callbacks)", () => {
+      it("does not cache (fail safe) and logs why, once", async () => {
+        const orders = ordersTool();
+        orders.setUser("alice");
+        const warnings: string[] = [];
+        const executor = new ToolExecutor({ logger: { warn: (message) => warnings.push(message) }, defaults: { cache: true } });
+        await runStockAgent({
+          path,
+          tools: executor.wrap([orders.tool]),
+          replies: [actionReply("my_orders", "recent"), actionReply("my_orders", "recent"), finalReply("done")],
+        });
+        expect(orders.calls).toEqual(["alice:recent", "alice:recent"]);
+        expect(warnings.filter((message) => message.includes("not cached: the call carries no run id"))).toHaveLength(1);
+      });
+    });
+  }
+
+  describe("with a scope function over metadata (reaches the tool on every path that has callbacks)", () => {
+    it("shares entries between runs of one user and keeps users apart", async () => {
+      const orders = ordersTool();
+      const executor = new ToolExecutor({ defaults: { cache: { scope: (context) => context.metadata?.user_id as string | undefined } } });
+      const tools = executor.wrap([orders.tool]);
+      const observations: unknown[] = [];
+      for (const user of ["alice", "alice", "bob"]) {
+        orders.setUser(user);
+        const result = await runStockAgent({ path, callbacks: callbacks(), metadata: { user_id: user }, tools, replies: [actionReply("my_orders", "recent"), finalReply("done")] });
+        observations.push(result.steps[0].observation);
+      }
+      expect(orders.calls).toEqual(["alice:recent", "bob:recent"]);
+      expect(observations).toEqual(["orders of alice (recent)", "orders of alice (recent)", "orders of bob (recent)"]);
     });
   });
 });

@@ -69,12 +69,25 @@ export class ToolTimeoutError extends ToolExecutorError {
   private readonly [TIMEOUT_MARKER] = true;
   readonly toolName: string;
   readonly timeoutMs: number;
+  /**
+   * Which limit ran out: one attempt's `timeoutMs`, the call's `deadlineMs` (all attempts and
+   * backoff), or the run's time budget (`RunContext.deadlineAtMs`).
+   */
+  readonly deadline: "attempt" | "call" | "run";
 
-  constructor(fields: ToolExecutorErrorFields & { toolName: string; timeoutMs: number }) {
-    super(fields.message ?? `Tool "${fields.toolName}" did not answer within ${fields.timeoutMs} ms and was abandoned.`, fields);
+  constructor(fields: ToolExecutorErrorFields & { toolName: string; timeoutMs: number; deadline?: "attempt" | "call" | "run" }) {
+    const deadline = fields.deadline ?? "attempt";
+    super(
+      fields.message ??
+        (deadline === "run"
+          ? `Tool "${fields.toolName}" was cut off because the run's time budget ran out (${fields.timeoutMs} ms were left for it).`
+          : `Tool "${fields.toolName}" did not answer within ${fields.timeoutMs} ms${deadline === "call" ? " (the call's deadline over all attempts)" : ""} and was abandoned.`),
+      fields,
+    );
     this.name = "ToolTimeoutError";
     this.toolName = fields.toolName;
     this.timeoutMs = fields.timeoutMs;
+    this.deadline = deadline;
   }
 
   static isInstance(error: unknown): error is ToolTimeoutError {

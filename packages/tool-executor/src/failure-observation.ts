@@ -65,7 +65,9 @@ export function countsAgainstCircuit(error: Error): boolean {
  * @param halfOpenAfterMs - the breaker pause, mentioned for an open circuit
  */
 export function failureObservation(toolName: string, error: Error, attempts: number, halfOpenAfterMs: number): string {
-  if (ToolTimeoutError.isInstance(error)) return MODEL_MESSAGES.timeout(toolName, error.timeoutMs, attempts);
+  if (ToolTimeoutError.isInstance(error)) {
+    return error.deadline === "run" ? MODEL_MESSAGES.runTimeUp(toolName) : MODEL_MESSAGES.timeout(toolName, error.timeoutMs, attempts);
+  }
   if (CircuitOpenError.isInstance(error)) return MODEL_MESSAGES.circuitOpen(toolName, halfOpenAfterMs);
   if (BulkheadRejectedError.isInstance(error)) return MODEL_MESSAGES.bulkheadRejected(toolName, error.maxConcurrent);
   if (ToolValidationError.isInstance(error)) return MODEL_MESSAGES.invalidInput(toolName, error.issues);

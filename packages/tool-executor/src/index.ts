@@ -18,6 +18,8 @@ export {
   resolveToolPolicy,
   type BulkheadOptions,
   type CacheOptions,
+  type CacheScope,
+  type CacheScopeContext,
   type CircuitBreakerOptions,
   type ResolvedToolPolicy,
   type ResultCheck,

@@ -128,5 +128,9 @@ export const MODEL_MESSAGES = Object.freeze({
   truncated: (omittedChars: number): string => `\n… [output truncated: ${omittedChars} more characters not shown]`,
 
   cancelled: (toolName: string): string => `Tool "${toolName}" was cancelled before it finished.`,
+
+  runTimeUp: (toolName: string): string =>
+    `Tool "${toolName}" was stopped: the time allowed for this task has run out. ` +
+    `Do not call more tools; give your final answer now with what you already know.`,
 });
 

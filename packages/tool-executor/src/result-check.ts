@@ -204,3 +204,33 @@ export function checkResultShape(result: unknown, checks: Readonly<ResultChecks>
   }
   return undefined;
 }
+
+/**
+ * Runs the built-in result checks, then the policy's `checkResult`, and normalises its verdict:
+ * `undefined`/`null`/`true` accept; `false` or a string fail as `check_failed`; an object keeps its
+ * own label, detail and status (blank ones fall back to `check_failed` and a default detail).
+ *
+ * @returns the failure, or `undefined` when the result is accepted
+ * @throws whatever `checkResult` throws (the caller counts it as a failed call)
+ */
+export async function checkToolResult(
+  policy: { readonly resultChecks: Readonly<ResultChecks> | undefined; readonly checkResult: ((value: unknown, context: { toolName: string; toolInput: unknown }) => unknown) | undefined },
+  context: { toolName: string; toolInput: unknown },
+  value: unknown,
+): Promise<ResultCheckFailure | undefined> {
+  if (policy.resultChecks !== undefined) {
+    const failure = checkResultShape(value, policy.resultChecks);
+    if (failure !== undefined) return failure;
+  }
+  if (policy.checkResult === undefined) return undefined;
+  const verdict = await policy.checkResult(value, context);
+  if (verdict === undefined || verdict === null || verdict === true) return undefined;
+  if (verdict === false) return { label: "check_failed", detail: "checkResult rejected the result" };
+  if (typeof verdict === "string") return { label: "check_failed", detail: verdict };
+  const failure = verdict as Partial<ResultCheckFailure>;
+  return {
+    label: typeof failure.label === "string" && failure.label !== "" ? failure.label : "check_failed",
+    detail: typeof failure.detail === "string" && failure.detail !== "" ? failure.detail : "checkResult rejected the result",
+    status: typeof failure.status === "number" ? failure.status : undefined,
+  };
+}

@@ -62,6 +62,11 @@ afterEach(() => {
   jest.useRealTimers();
 });
 
+/** A tool body that hangs until its AbortSignal aborts, then rejects (a well-behaved slow tool). */
+function untilAborted(signal: AbortSignal | undefined): Promise<never> {
+  return new Promise<never>((_resolve, reject) => signal?.addEventListener("abort", () => reject(new Error("aborted")), { once: true }));
+}
+
 describe("ToolExecutor", () => {
   describe("wrapping", () => {
     it("keeps name, description, schema kind and returnDirect", () => {
@@ -142,13 +147,13 @@ describe("ToolExecutor", () => {
       expect(warnings.some((message) => message.includes('An abort listener of tool "faulty" threw'))).toBe(true);
     });
 
-    it("settles within timeoutMs × attempts + total backoff when the tool keeps hanging", async () => {
+    it("settles within timeoutMs × attempts + total backoff when an idempotent tool keeps hanging (and honours its signal)", async () => {
       jest.useFakeTimers();
       const { events, toolCalls, options } = recorder();
-      const hanging = scriptedStringTool("slow", [() => never()]);
+      const hanging = scriptedStringTool("slow", [(_input, signal) => untilAborted(signal)]);
       const [wrapped] = new ToolExecutor({
         ...options,
-        defaults: { timeoutMs: 1000, retry: { maxAttempts: 3, initialDelayMs: 100, maxDelayMs: 400, jitter: "none" } },
+        defaults: { timeoutMs: 1000, idempotent: true, retry: { maxAttempts: 3, initialDelayMs: 100, maxDelayMs: 400, jitter: "none" } },
       }).wrap([hanging.tool]);
       const { value, elapsedMs } = await settleWithFakeTimers(wrapped.invoke("q"), { stepMs: 5 });
       expect(hanging.calls).toHaveLength(3);
@@ -235,7 +240,7 @@ describe("ToolExecutor", () => {
       expect(flaky.calls).toHaveLength(expectedCalls);
     });
 
-    it("never retries tools that are not idempotent", async () => {
+    it("never retries a side-effect tool that is not declared idempotent", async () => {
       jest.useFakeTimers();
       const flaky = scriptedStringTool("charge_card", [
         () => {
@@ -243,10 +248,25 @@ describe("ToolExecutor", () => {
         },
         () => "charged",
       ]);
-      const [wrapped] = new ToolExecutor({ policies: { charge_card: { idempotent: false } } }).wrap([flaky.tool]);
+      // approve lets the call through at once (no dry run), so the retry rule is what is tested.
+      const [wrapped] = new ToolExecutor({ policies: { charge_card: { sideEffects: true, approve: () => true } } }).wrap([flaky.tool]);
       const { value } = await settleWithFakeTimers(wrapped.invoke("10 EUR"));
       expect(flaky.calls).toHaveLength(1);
       expect(value).toMatch(/temporary error/);
+    });
+
+    it("retries a thrown 503 of a tool not declared idempotent: the attempt has ended, so nothing runs twice at once", async () => {
+      jest.useFakeTimers();
+      const flaky = scriptedStringTool("lookup", [
+        () => {
+          throw { status: 503, message: "unavailable" };
+        },
+        () => "found",
+      ]);
+      const [wrapped] = new ToolExecutor({ defaults: { retry: { jitter: "none", initialDelayMs: 10 } } }).wrap([flaky.tool]);
+      const { value } = await settleWithFakeTimers(wrapped.invoke("q"));
+      expect(flaky.calls).toHaveLength(2);
+      expect(value).toBe("found");
     });
 
     it("uses retryOn instead of the default classification", async () => {
@@ -367,9 +387,9 @@ describe("ToolExecutor", () => {
       jest.useFakeTimers();
       const { toolCalls, options } = recorder();
       const counting = scriptedStringTool("search", [(input) => `results for ${input}`]);
-      const [wrapped] = new ToolExecutor({ ...options, defaults: { cache: { ttlMs: 60_000 } } }).wrap([counting.tool]);
-      expect(await wrapped.invoke("  capital of France ")).toBe("results for   capital of France ");
-      expect(await wrapped.invoke("capital of France")).toBe("results for   capital of France ");
+      const [wrapped] = new ToolExecutor({ ...options, defaults: { cache: { ttlMs: 60_000, scope: "global" } } }).wrap([counting.tool]);
+      expect(await wrapped.invoke("capital of France")).toBe("results for capital of France");
+      expect(await wrapped.invoke("capital of France")).toBe("results for capital of France");
       expect(counting.calls).toHaveLength(1);
       expect(toolCalls().map((event) => event.outcome)).toEqual(["success", "cached"]);
       await jest.advanceTimersByTimeAsync(60_001);
@@ -387,7 +407,7 @@ describe("ToolExecutor", () => {
       ];
       const counting = scriptedStringTool("search", behaviours);
       const [wrapped] = new ToolExecutor({
-        defaults: { retry: false, cache: { ttlMs: 60_000, cacheable: (result) => result !== "empty" } },
+        defaults: { retry: false, cache: { ttlMs: 60_000, scope: "global", cacheable: (result) => result !== "empty" } },
       }).wrap([counting.tool]);
       await wrapped.invoke("q");
       await wrapped.invoke("q");
@@ -399,7 +419,7 @@ describe("ToolExecutor", () => {
     it("uses a custom store", async () => {
       const store = new InMemoryToolResultStore({ maxEntries: 10 });
       const counting = scriptedStringTool("search", [(input) => `r:${input}`]);
-      const [wrapped] = new ToolExecutor({ defaults: { cache: { store } } }).wrap([counting.tool]);
+      const [wrapped] = new ToolExecutor({ defaults: { cache: { store, scope: "global" } } }).wrap([counting.tool]);
       await wrapped.invoke("a");
       expect(store.size).toBe(1);
     });
@@ -411,7 +431,7 @@ describe("ToolExecutor", () => {
       const entries = new Map<string, { value: unknown; storedAtMs: number }>();
       const forgetfulStore = { get: (key: string) => entries.get(key), set: (key: string, entry: { value: unknown; storedAtMs: number }) => void entries.set(key, entry) };
       const counting = scriptedStringTool("search", [(input) => `r:${input}`]);
-      const [wrapped] = new ToolExecutor({ now: () => clock, defaults: { cache: { ttlMs: 1000, store: forgetfulStore } } }).wrap([counting.tool]);
+      const [wrapped] = new ToolExecutor({ now: () => clock, defaults: { cache: { ttlMs: 1000, scope: "global", store: forgetfulStore } } }).wrap([counting.tool]);
       await wrapped.invoke("a");
       clock += 999;
       await wrapped.invoke("a");
@@ -430,6 +450,7 @@ describe("ToolExecutor", () => {
         logger: { warn: (message) => warnings.push(message) },
         defaults: {
           cache: {
+            scope: "global",
             key: () => {
               throw new Error("bad key");
             },
@@ -438,7 +459,7 @@ describe("ToolExecutor", () => {
       }).wrap([counting.tool]);
       await expect(wrapped.invoke("a")).resolves.toBe("r:a");
       expect(counting.calls).toEqual(["a"]);
-      expect(warnings.some((message) => message.includes("cache.key threw"))).toBe(true);
+      expect(warnings.some((message) => message.includes("cache.key or cache.scope threw"))).toBe(true);
     });
   });
 

@@ -33,6 +33,11 @@ export interface PreparedToolInput {
   readonly confirmation: unknown;
   /** The input with its `confirm` field, for a user's `confirmWhen`. */
   readonly confirmationInput: unknown;
+  /**
+   * The JSON text an object input was parsed from, when no hook (`validate`, `sanitize`) or
+   * confirmation rewrote it: the cache key keeps its number literals as written.
+   */
+  readonly sourceText?: string;
 }
 
 /** A rejected input: field-level issues and the observation for the model. */
@@ -118,6 +123,7 @@ const { policy, toolName } = target;
   let toolInput: unknown;
   let confirmation: unknown;
   let confirmationInput: unknown = rawInput;
+  let sourceText: string | undefined;
   if (target.kind === "string") {
     if (typeof rawInput === "string") toolInput = rawInput;
     else if (rawInput === undefined || rawInput === null) toolInput = "";
@@ -139,6 +145,7 @@ const { policy, toolName } = target;
       const text = stripCodeFence(value);
       try {
         value = JSON.parse(text);
+        sourceText = text;
       } catch {
         const expected = describeSchemaFields(target.schema) ?? "see the tool description";
         return { issues: [{ path: "", message: "input is not JSON" }], observation: MODEL_MESSAGES.notJson(toolName, expected) };
@@ -155,6 +162,7 @@ const { policy, toolName } = target;
       if ("confirm" in value) {
         const { confirm: _confirm, ...rest } = value;
         value = rest;
+        sourceText = undefined;
       }
     }
     if (isInteropZodSchema(target.schema)) {
@@ -175,7 +183,8 @@ const { policy, toolName } = target;
     toolInput = parsed.data;
   }
   if (policy.sanitize !== undefined) toolInput = await policy.sanitize(toolInput, { toolName });
-  return { toolInput, confirmation, confirmationInput };
+  const unchanged = sourceText !== undefined && policy.validate === undefined && policy.sanitize === undefined;
+  return unchanged ? { toolInput, confirmation, confirmationInput, sourceText } : { toolInput, confirmation, confirmationInput };
 }
 
 /**

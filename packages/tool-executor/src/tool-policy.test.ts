@@ -16,13 +16,14 @@ describe("resolveToolPolicy", () => {
       const policy = resolveToolPolicy(undefined, undefined);
       expect(policy).toMatchObject({
         timeoutMs: 30_000,
+        deadlineMs: 30_000,
         retry: { maxAttempts: 3, initialDelayMs: 250, maxDelayMs: 4000, jitter: "decorrelated" },
         circuitBreaker: { failureThreshold: 5, halfOpenAfterMs: 30_000 },
         fallback: undefined,
         cache: undefined,
         bulkhead: undefined,
         sideEffects: false,
-        idempotent: true,
+        idempotent: false,
         idempotencyKey: undefined,
         maxCallsPerRun: Number.POSITIVE_INFINITY,
       });

@@ -1,115 +1,20 @@
 import type { InteropZodType } from "@langchain/core/utils/types";
 import type { ApproveSideEffectCall } from "./confirmation";
-import { ToolExecutorOptionsError } from "./errors";
+import { DEFAULT_BULKHEAD_OPTIONS, resolveBulkheadOptions, type BulkheadOptions } from "./bulkhead-options";
+import { DEFAULT_CACHE_OPTIONS, resolveCacheOptions, type CacheOptions, type CacheScope, type CacheScopeContext } from "./cache-options";
+import { DEFAULT_CIRCUIT_BREAKER_OPTIONS, resolveCircuitBreakerOptions, type CircuitBreakerOptions } from "./circuit-breaker-options";
+import { checkFunction, checkKeys, checkNumber, fail, isPlainObject, MAX_TIMER_MS } from "./policy-checks";
 import { DEFAULT_RESULT_CHECKS, type ResultCheckFailure, type ResultChecks } from "./result-check";
-import type { ToolResultStore } from "./result-store";
+import { DEFAULT_RETRY_OPTIONS, resolveRetryOptions, type RetryJitter, type RetryOptions } from "./retry-options";
 
-/** How retry delays are randomised (cockatiel's backoff generators). */
-export type RetryJitter = "decorrelated" | "full" | "none";
+// The sections live in their own files; this module keeps the policy as a whole.
+export { DEFAULT_BULKHEAD_OPTIONS, DEFAULT_CACHE_OPTIONS, DEFAULT_CIRCUIT_BREAKER_OPTIONS, DEFAULT_RETRY_OPTIONS, MAX_TIMER_MS };
+export type { BulkheadOptions, CacheOptions, CacheScope, CacheScopeContext, CircuitBreakerOptions, RetryJitter, RetryOptions };
 
 /** What a hook learns about the call it runs for. */
 export interface ToolCallContext {
   readonly toolName: string;
   readonly toolInput: unknown;
-}
-
-/** Retry with exponential backoff (cockatiel `retry` + `ExponentialBackoff`). */
-export interface RetryOptions {
-  /**
-   * Total attempts including the first call (1 = no retry).
-   * @default 3
-   */
-  maxAttempts: number;
-  /**
-   * Base of the exponential backoff, in milliseconds.
-   * @default 250
-   */
-  initialDelayMs: number;
-  /**
-   * Upper bound of one backoff delay, in milliseconds (at most {@link MAX_TIMER_MS}).
-   * @default 4000
-   */
-  maxDelayMs: number;
-  /**
-   * Randomisation of the delays: `"decorrelated"` (Polly's decorrelated jitter v2, cockatiel's
-   * default), `"full"` (uniform in [0, delay)) or `"none"` (initialDelayMs × 2^n, capped).
-   * @default "decorrelated"
-   */
-  jitter: RetryJitter;
-  /**
-   * Decides whether a failure is retried. Replaces the default classification
-   * (`isRetryableError`: timeouts, network errors, HTTP 429 and 5xx). Never consulted for
-   * tools that are not idempotent (they are not retried).
-   * @default isRetryableError
-   */
-  retryOn?: (error: Error, context: ToolCallContext & { attempt: number }) => boolean;
-}
-
-/** Consecutive-failure circuit breaker (cockatiel `circuitBreaker` + `ConsecutiveBreaker`). */
-export interface CircuitBreakerOptions {
-  /**
-   * Consecutive failed calls (after retries) that open the circuit.
-   * @default 5
-   */
-  failureThreshold: number;
-  /**
-   * Time the circuit stays open before one half-open probe call is let through, in milliseconds.
-   * Timed with `Date.now` (cockatiel's clock), not the executor's `now` option.
-   * @default 30000
-   */
-  halfOpenAfterMs: number;
-}
-
-/** Result cache. Failures are never cached. */
-export interface CacheOptions {
-  /**
-   * How long a result is served from the cache, in milliseconds.
-   * @default 60000
-   */
-  ttlMs: number;
-  /**
-   * Entries kept by the default in-memory LRU store (ignored when `store` is given).
-   * @default 500
-   */
-  maxEntries: number;
-  /**
-   * Cache key of a call. The tool name is always prefixed.
-   * @default normalizeToolInput(toolInput) from `@reins/core`
-   */
-  key?: (toolInput: unknown, context: { toolName: string }) => string;
-  /**
-   * Whether a successful result may be cached.
-   * @default every successful, checked result
-   */
-  cacheable?: (result: unknown, context: ToolCallContext) => boolean;
-  /**
-   * Where entries live; give a shared store (Redis…) to share the cache between instances.
-   * @default a new InMemoryToolResultStore per tool
-   */
-  store?: ToolResultStore;
-}
-
-/** Concurrency limit per tool (cockatiel `bulkhead`). */
-export interface BulkheadOptions {
-  /**
-   * Calls of this tool running at once.
-   * @default 10
-   */
-  maxConcurrent: number;
-  /**
-   * Calls waiting for a slot; more are rejected at once.
-   * @default 0
-   */
-  maxQueued: number;
-  /**
-   * What a timed-out call does with its slot. `false` (default): the slot stays taken until the
-   * abandoned tool really settles (a tool that honours its `AbortSignal` settles at once), so the
-   * limit bounds the work actually running against the service; a queued call then waits at most
-   * `timeoutMs` for a slot and otherwise ends as a timeout without starting. `true`: the slot is
-   * freed at the deadline, while the abandoned tool may still be running (cockatiel's behaviour).
-   * @default false
-   */
-  releaseOnTimeout: boolean;
 }
 
 /**
@@ -149,10 +54,20 @@ export interface ToolPolicy {
   /**
    * Deadline of one attempt, in milliseconds. The tool gets an `AbortSignal` (`config.signal`)
    * that aborts at the deadline; the call is abandoned then even if the tool ignores it.
-   * At most {@link MAX_TIMER_MS}; `Infinity` means no deadline.
+   * At most {@link MAX_TIMER_MS}; `Infinity` means no per-attempt deadline (`deadlineMs` and the
+   * run's time budget still apply).
    * @default 30000
    */
   timeoutMs?: number;
+  /**
+   * Deadline of the whole call, in milliseconds: every attempt, every backoff delay and the wait
+   * for an abandoned attempt together (Polly's outer timeout). When the run has a time budget
+   * (`RunContext.deadlineAtMs`, set by `LoopControlHandler`'s `maxDurationMs`), the call also
+   * ends when the run's time is up. At most {@link MAX_TIMER_MS}; `Infinity` leaves only the run's
+   * budget.
+   * @default 30000
+   */
+  deadlineMs?: number;
   /** Retry of retryable failures; `false` disables. @default see {@link RetryOptions} */
   retry?: Partial<RetryOptions> | false;
   /** Circuit breaker; `false` disables. @default see {@link CircuitBreakerOptions} */
@@ -175,8 +90,11 @@ export interface ToolPolicy {
    */
   sideEffects?: boolean;
   /**
-   * Whether calling twice is safe; tools that are not idempotent are never retried.
-   * @default !sideEffects
+   * Whether running the same call twice is safe. Only an idempotent tool is retried after a
+   * timeout (a timed-out attempt may still be running; the retry waits until it has settled, so
+   * two attempts of one call never run at once). Failures whose attempt has ended (HTTP 5xx, 429,
+   * network errors) are retried for every tool except `sideEffects` tools not declared idempotent.
+   * @default false
    */
   idempotent?: boolean;
   /**
@@ -230,6 +148,7 @@ export interface ToolPolicy {
 /** A tool's policy with every default applied and validated. Sections that are off are `undefined`. */
 export interface ResolvedToolPolicy {
   readonly timeoutMs: number;
+  readonly deadlineMs: number;
   readonly retry: Readonly<RetryOptions> | undefined;
   readonly circuitBreaker: Readonly<CircuitBreakerOptions> | undefined;
   readonly fallback: ToolFallback | undefined;
@@ -248,41 +167,17 @@ export interface ResolvedToolPolicy {
   readonly resultChecks: Readonly<ResultChecks> | undefined;
 }
 
-/** Defaults of each policy section when it is turned on. */
-export const DEFAULT_RETRY_OPTIONS: Readonly<RetryOptions> = Object.freeze({
-  maxAttempts: 3,
-  initialDelayMs: 250,
-  maxDelayMs: 4000,
-  jitter: "decorrelated" as RetryJitter,
-});
-
-/** Defaults of the circuit breaker. */
-export const DEFAULT_CIRCUIT_BREAKER_OPTIONS: Readonly<CircuitBreakerOptions> = Object.freeze({
-  failureThreshold: 5,
-  halfOpenAfterMs: 30_000,
-});
-
-/** Defaults of the cache when turned on. */
-export const DEFAULT_CACHE_OPTIONS: Readonly<Pick<CacheOptions, "ttlMs" | "maxEntries">> = Object.freeze({
-  ttlMs: 60_000,
-  maxEntries: 500,
-});
-
-/** Defaults of the bulkhead when turned on. */
-export const DEFAULT_BULKHEAD_OPTIONS: Readonly<BulkheadOptions> = Object.freeze({
-  maxConcurrent: 10,
-  maxQueued: 0,
-  releaseOnTimeout: false,
-});
-
 /**
- * The policy every tool gets when neither `defaults` nor `policies` say otherwise: 30 s timeout,
- * 3 attempts with decorrelated-jitter backoff (250 ms base, 4 s cap), a breaker opening after 5
- * consecutive failures for 30 s, built-in result checks on; no cache, no fallback, no bulkhead,
- * no call cap, no side effects.
+ * The policy every tool gets when neither `defaults` nor `policies` say otherwise: 30 s per
+ * attempt and 30 s for the whole call, 3 attempts with decorrelated-jitter backoff (250 ms base,
+ * 4 s cap) for failures whose attempt has ended, no retry after a timeout (tools are not
+ * idempotent unless declared), a breaker opening after 5 consecutive failures for 30 s, built-in
+ * result checks on; no cache, no fallback, no bulkhead, no call cap, no side effects.
  */
 export const DEFAULT_TOOL_POLICY: Readonly<ToolPolicy> = Object.freeze({
   timeoutMs: 30_000,
+  deadlineMs: 30_000,
+  idempotent: false,
   retry: DEFAULT_RETRY_OPTIONS,
   circuitBreaker: DEFAULT_CIRCUIT_BREAKER_OPTIONS,
   fallback: false,
@@ -292,39 +187,6 @@ export const DEFAULT_TOOL_POLICY: Readonly<ToolPolicy> = Object.freeze({
   maxCallsPerRun: Number.POSITIVE_INFINITY,
   resultChecks: DEFAULT_RESULT_CHECKS,
 }) as Readonly<ToolPolicy>;
-
-function fail(field: string, value: unknown, reason: string): never {
-  throw new ToolExecutorOptionsError({ field, value, reason });
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/**
- * The longest delay a Node/browser timer can wait (2^31 − 1 ms, about 24.8 days). `setTimeout`
- * fires after 1 ms for anything longer, so a larger finite timeout or backoff would expire at once.
- */
-export const MAX_TIMER_MS = 2_147_483_647;
-
-function checkNumber(field: string, value: unknown, options: { min: number; max?: number; integer?: boolean; allowInfinity?: boolean }): number {
-  if (typeof value !== "number" || Number.isNaN(value)) fail(field, value, "must be a number");
-  if (!Number.isFinite(value) && !(options.allowInfinity === true && value === Number.POSITIVE_INFINITY)) {
-    fail(field, value, "must be finite");
-  }
-  if (options.integer === true && Number.isFinite(value) && !Number.isInteger(value)) fail(field, value, "must be an integer");
-  if (value < options.min) fail(field, value, `must be >= ${options.min}`);
-  if (options.max !== undefined && Number.isFinite(value) && value > options.max) {
-    fail(field, value, `must be <= ${options.max} (the longest timer delay)${options.allowInfinity === true ? " or Infinity" : ""}`);
-  }
-  return value;
-}
-
-function checkFunction<T>(field: string, value: unknown): T | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "function") fail(field, value, "must be a function");
-  return value as T;
-}
 
 /**
  * Merges one policy layer over another: scalar fields replace, section objects merge key by key,
@@ -347,6 +209,7 @@ export function mergeToolPolicies(base: Readonly<ToolPolicy>, override: Readonly
 
 const POLICY_KEYS = new Set([
   "timeoutMs",
+  "deadlineMs",
   "retry",
   "circuitBreaker",
   "fallback",
@@ -364,12 +227,6 @@ const POLICY_KEYS = new Set([
   "checkResult",
   "resultChecks",
 ]);
-
-function checkKeys(field: string, value: Record<string, unknown>, allowed: readonly string[]): void {
-  for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) fail(`${field}.${key}`, value[key], `unknown option (known: ${allowed.join(", ")})`);
-  }
-}
 
 /**
  * Resolves the policy of one tool: {@link DEFAULT_TOOL_POLICY} ← `defaults` ← `override`, deep
@@ -400,36 +257,13 @@ export function resolveToolPolicy(
   const timeoutMs = checkNumber(`${field}.timeoutMs`, policy.timeoutMs, { min: 1, max: MAX_TIMER_MS, allowInfinity: true });
   const sideEffects = policy.sideEffects ?? false;
   if (typeof sideEffects !== "boolean") fail(`${field}.sideEffects`, sideEffects, "must be a boolean");
-  const idempotent = policy.idempotent ?? !sideEffects;
+  const deadlineMs = checkNumber(`${field}.deadlineMs`, policy.deadlineMs, { min: 1, max: MAX_TIMER_MS, allowInfinity: true });
+  const idempotent = policy.idempotent ?? false;
   if (typeof idempotent !== "boolean") fail(`${field}.idempotent`, idempotent, "must be a boolean");
 
-  let retry: RetryOptions | undefined;
-  if (policy.retry !== false && policy.retry !== undefined) {
-    if (!isPlainObject(policy.retry)) fail(`${field}.retry`, policy.retry, "must be an object or false");
-    checkKeys(`${field}.retry`, policy.retry, ["maxAttempts", "initialDelayMs", "maxDelayMs", "jitter", "retryOn"]);
-    const merged = { ...DEFAULT_RETRY_OPTIONS, ...policy.retry };
-    retry = {
-      maxAttempts: checkNumber(`${field}.retry.maxAttempts`, merged.maxAttempts, { min: 1, integer: true }),
-      initialDelayMs: checkNumber(`${field}.retry.initialDelayMs`, merged.initialDelayMs, { min: 0, max: MAX_TIMER_MS }),
-      maxDelayMs: checkNumber(`${field}.retry.maxDelayMs`, merged.maxDelayMs, { min: 0, max: MAX_TIMER_MS }),
-      jitter: merged.jitter,
-      retryOn: checkFunction(`${field}.retry.retryOn`, merged.retryOn),
-    };
-    if (!["decorrelated", "full", "none"].includes(retry.jitter)) fail(`${field}.retry.jitter`, retry.jitter, 'must be "decorrelated", "full" or "none"');
-    if (retry.maxDelayMs < retry.initialDelayMs) fail(`${field}.retry.maxDelayMs`, retry.maxDelayMs, "must be >= retry.initialDelayMs");
-    if (!idempotent || retry.maxAttempts === 1) retry = undefined;
-  }
+  const retry = resolveRetryOptions(field, policy.retry, sideEffects, idempotent);
 
-  let circuitBreaker: CircuitBreakerOptions | undefined;
-  if (policy.circuitBreaker !== false && policy.circuitBreaker !== undefined) {
-    if (!isPlainObject(policy.circuitBreaker)) fail(`${field}.circuitBreaker`, policy.circuitBreaker, "must be an object or false");
-    checkKeys(`${field}.circuitBreaker`, policy.circuitBreaker, ["failureThreshold", "halfOpenAfterMs"]);
-    const merged = { ...DEFAULT_CIRCUIT_BREAKER_OPTIONS, ...policy.circuitBreaker };
-    circuitBreaker = {
-      failureThreshold: checkNumber(`${field}.circuitBreaker.failureThreshold`, merged.failureThreshold, { min: 1, integer: true }),
-      halfOpenAfterMs: checkNumber(`${field}.circuitBreaker.halfOpenAfterMs`, merged.halfOpenAfterMs, { min: 0 }),
-    };
-  }
+  const circuitBreaker = resolveCircuitBreakerOptions(field, policy.circuitBreaker);
 
   let fallback: ToolFallback | undefined;
   if (policy.fallback !== false && policy.fallback !== undefined) {
@@ -443,42 +277,14 @@ export function resolveToolPolicy(
     fallback = value;
   }
 
-  let cache: CacheOptions | undefined;
-  if (policy.cache !== false && policy.cache !== undefined) {
-    const given = policy.cache === true ? {} : policy.cache;
-    if (!isPlainObject(given)) fail(`${field}.cache`, given, "must be an object, true or false");
-    checkKeys(`${field}.cache`, given, ["ttlMs", "maxEntries", "key", "cacheable", "store"]);
-    const merged = { ...DEFAULT_CACHE_OPTIONS, ...given };
-    cache = {
-      ttlMs: checkNumber(`${field}.cache.ttlMs`, merged.ttlMs, { min: 1 }),
-      maxEntries: checkNumber(`${field}.cache.maxEntries`, merged.maxEntries, { min: 1, integer: true }),
-      key: checkFunction(`${field}.cache.key`, merged.key),
-      cacheable: checkFunction(`${field}.cache.cacheable`, merged.cacheable),
-      store: merged.store,
-    };
-    const store = cache.store as unknown;
-    if (store !== undefined && (typeof store !== "object" || store === null || typeof (store as Record<string, unknown>).get !== "function" || typeof (store as Record<string, unknown>).set !== "function")) {
-      fail(`${field}.cache.store`, "(store)", "must implement get(key) and set(key, entry, ttlMs)");
-    }
-  }
+  const cache = resolveCacheOptions(field, policy.cache);
 
   if (cache !== undefined && sideEffects) {
     // A cache hit would answer for a real action (and bypass the dry run and the idempotency key).
     fail(`${field}.cache`, "(cache options)", "must be false for a sideEffects tool: a cached answer would stand in for a real action");
   }
 
-  let bulkhead: BulkheadOptions | undefined;
-  if (policy.bulkhead !== false && policy.bulkhead !== undefined) {
-    if (!isPlainObject(policy.bulkhead)) fail(`${field}.bulkhead`, policy.bulkhead, "must be an object or false");
-    checkKeys(`${field}.bulkhead`, policy.bulkhead, ["maxConcurrent", "maxQueued", "releaseOnTimeout"]);
-    const merged = { ...DEFAULT_BULKHEAD_OPTIONS, ...policy.bulkhead };
-    bulkhead = {
-      maxConcurrent: checkNumber(`${field}.bulkhead.maxConcurrent`, merged.maxConcurrent, { min: 1, integer: true }),
-      maxQueued: checkNumber(`${field}.bulkhead.maxQueued`, merged.maxQueued, { min: 0, integer: true }),
-      releaseOnTimeout: merged.releaseOnTimeout,
-    };
-    if (typeof bulkhead.releaseOnTimeout !== "boolean") fail(`${field}.bulkhead.releaseOnTimeout`, bulkhead.releaseOnTimeout, "must be a boolean");
-  }
+  const bulkhead = resolveBulkheadOptions(field, policy.bulkhead);
 
   const maxCallsPerRun = checkNumber(`${field}.maxCallsPerRun`, policy.maxCallsPerRun ?? Number.POSITIVE_INFINITY, {
     min: 1,
@@ -511,6 +317,7 @@ export function resolveToolPolicy(
 
   return Object.freeze({
     timeoutMs,
+    deadlineMs,
     retry,
     circuitBreaker,
     fallback,

@@ -5,8 +5,8 @@ import { PromptTemplate } from "@langchain/core/prompts";
 import type { StructuredToolInterface, ToolInterface } from "@langchain/core/tools";
 import { REACT_PROMPT_TEMPLATE, ScriptedChatModel, type ScriptedReply } from "./scripted-chat-model";
 
-/** Which `AgentExecutor` loop runs the agent. */
-export type ExecutorPath = "invoke" | "stream";
+/** Which `AgentExecutor` loop runs the agent (`streamEvents` drives the `stream()` loop under an event handler). */
+export type ExecutorPath = "invoke" | "stream" | "streamEvents";
 
 /** What one scripted agent run produced. */
 export interface AgentRunResult {
@@ -25,6 +25,9 @@ export async function runStockAgent(options: {
   path: ExecutorPath;
   callbacks?: BaseCallbackHandler[];
   maxIterations?: number;
+  /** `configurable` and `metadata` of the run's config (who the user is, …). */
+  configurable?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
 }): Promise<AgentRunResult> {
   const model = new ScriptedChatModel({ replies: options.replies });
   const prompt = PromptTemplate.fromTemplate(REACT_PROMPT_TEMPLATE);
@@ -37,7 +40,25 @@ export async function runStockAgent(options: {
     maxIterations: options.maxIterations ?? 10,
   });
   const input = { input: "test question" };
-  const config = options.callbacks === undefined ? undefined : { callbacks: options.callbacks };
+  const config =
+    options.callbacks === undefined && options.configurable === undefined && options.metadata === undefined
+      ? undefined
+      : { callbacks: options.callbacks, configurable: options.configurable, metadata: options.metadata };
+  if (options.path === "streamEvents") {
+    let output: unknown;
+    const steps: AgentStep[] = [];
+    for await (const event of executor.streamEvents(input, { ...config, version: "v2" })) {
+      // Each tool run's end carries its observation; the top-level chain's end carries the output.
+      if (event.event === "on_tool_end") {
+        steps.push({ action: { tool: event.name, toolInput: event.data.input as string, log: "" }, observation: event.data.output });
+      } else if (event.event === "on_chain_end") {
+        // The top-level chain ends last.
+        const ended = event.data.output as { output?: unknown } | undefined;
+        if (ended !== null && typeof ended === "object" && "output" in ended) output = ended.output;
+      }
+    }
+    return { output, steps, model };
+  }
   if (options.path === "invoke") {
     const result = await executor.invoke(input, config);
     return { output: result.output, steps: result.intermediateSteps as AgentStep[], model };

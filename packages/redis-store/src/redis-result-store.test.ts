@@ -1,0 +1,215 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { DynamicTool } from "@langchain/core/tools";
+import { createAgentMetrics } from "@reins/metrics";
+import { describeRequiring } from "@reins/testing";
+import { Registry } from "prom-client";
+import { ToolExecutor, type ToolExecutorOptions } from "@reins/tool-executor";
+import { Redis } from "ioredis";
+import { RedisResultStore, RedisStoreOperationError, RedisStoreOptionsError, type RedisClientLike } from "./index";
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+/** A throwaway redis-server on 127.0.0.1 and a free port, without persistence. */
+async function startRedis(): Promise<{ url: string; process: ChildProcess; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--enable-debug-command", "yes"], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let output = "";
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${output}`)), 10_000);
+    child.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes("Ready to accept connections")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`redis-server exited with ${code}:\n${output}`));
+    });
+  });
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      child.once("exit", () => resolve());
+      child.kill("SIGKILL");
+    });
+  };
+  return { url: `redis://127.0.0.1:${port}`, process: child, stop };
+}
+
+/** `my_orders` answers with the orders of the user the call's metadata names; counts its calls. */
+function ordersTool(): { tool: DynamicTool; calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    tool: new DynamicTool({
+      name: "my_orders",
+      description: "The user's orders",
+      func: async (input, _runManager, config) => {
+        const user = String(config?.metadata?.user_id);
+        calls.push(`${user}:${input}`);
+        return `orders of ${user} (${input})`;
+      },
+    }),
+  };
+}
+
+function executorOn(store: RedisResultStore, ttlMs = 60_000, extra: Partial<ToolExecutorOptions> = {}): ToolExecutor {
+  return new ToolExecutor({ ...extra, defaults: { cache: { store, ttlMs, scope: (context) => context.metadata?.user_id as string | undefined } } });
+}
+
+describe("RedisResultStore", () => {
+  describe("with invalid options", () => {
+    it("fails fast naming the field", () => {
+      expect(() => new RedisResultStore({ client: {} as RedisClientLike, operationTimeoutMs: 0 })).toThrow(RedisStoreOptionsError);
+      expect(() => new RedisResultStore({ client: {} as RedisClientLike, operationTimeoutMs: 0 })).toThrow(/"operationTimeoutMs"/);
+    });
+  });
+
+  describe("with a Redis that never answers", () => {
+    it("fails each operation after operationTimeoutMs with a typed error, counts and reports it, and leaves no timer", async () => {
+      jest.useFakeTimers();
+      try {
+        const errors: RedisStoreOperationError[] = [];
+        const hung: RedisClientLike = { get: () => new Promise(() => undefined), set: () => new Promise(() => undefined), del: () => new Promise(() => undefined) };
+        const store = new RedisResultStore({ client: hung, operationTimeoutMs: 100, onError: (error) => errors.push(error) });
+        const pending = store.get("k");
+        const gotten = expect(pending).rejects.toThrow(/^Redis get failed: no answer within 100 ms\.$/);
+        await jest.advanceTimersByTimeAsync(100);
+        await gotten;
+        const setting = store.set("k", { value: 1, storedAtMs: 0 }, 1000);
+        const set = expect(setting).rejects.toBeInstanceOf(RedisStoreOperationError);
+        await jest.advanceTimersByTimeAsync(100);
+        await set;
+        expect(store.failures).toEqual({ get: 1, set: 1, delete: 0 });
+        expect(errors.map((error) => [error.operation, RedisStoreOperationError.isInstance(error)])).toEqual([
+          ["get", true],
+          ["set", true],
+        ]);
+        expect(jest.getTimerCount()).toBe(0);
+      } finally {
+        jest.useRealTimers();
+      }
+    });
+  });
+});
+
+describeRequiring([{ program: "redis-server" }], "RedisResultStore against a real redis-server", () => {
+  let redis: Awaited<ReturnType<typeof startRedis>>;
+  const stores: RedisResultStore[] = [];
+  const newStore = (options: ConstructorParameters<typeof RedisResultStore>[0] = {}): RedisResultStore => {
+    const store = new RedisResultStore({ url: redis.url, ...options });
+    stores.push(store);
+    return store;
+  };
+
+  beforeEach(async () => {
+    redis = await startRedis();
+  });
+
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((store) => store.close()));
+    await redis.stop();
+  });
+
+  describe("two executor instances (two agent processes) on one Redis", () => {
+    it("share a scoped entry, keep scopes apart, and write the prefix and the scope into the key", async () => {
+      const first = ordersTool();
+      const second = ordersTool();
+      const [inProcessA] = executorOn(newStore()).wrap([first.tool]);
+      const [inProcessB] = executorOn(newStore()).wrap([second.tool]);
+      expect(await inProcessA.invoke("recent", { metadata: { user_id: "alice" } })).toBe("orders of alice (recent)");
+      expect(await inProcessB.invoke("recent", { metadata: { user_id: "alice" } })).toBe("orders of alice (recent)");
+      expect(await inProcessB.invoke("recent", { metadata: { user_id: "bob" } })).toBe("orders of bob (recent)");
+      expect(first.calls).toEqual(["alice:recent"]);
+      expect(second.calls).toEqual(["bob:recent"]);
+
+      const raw = new Redis(redis.url);
+      try {
+        const keys = (await raw.keys("*")).sort();
+        expect(keys).toEqual([`reins:tool:${JSON.stringify(["scope:alice", "my_orders", 's"recent"'])}`, `reins:tool:${JSON.stringify(["scope:bob", "my_orders", 's"recent"'])}`]);
+        const ttl = await raw.pttl(keys[0]);
+        expect(ttl).toBeGreaterThan(0);
+        expect(ttl).toBeLessThanOrEqual(60_000);
+      } finally {
+        await raw.quit();
+      }
+    });
+  });
+
+  describe("an entry past its TTL", () => {
+    it("is gone from Redis and the tool is called again", async () => {
+      const orders = ordersTool();
+      const store = newStore();
+      const [wrapped] = executorOn(store, 50).wrap([orders.tool]);
+      await wrapped.invoke("recent", { metadata: { user_id: "alice" } });
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      const raw = new Redis(redis.url);
+      try {
+        expect(await raw.keys("*")).toEqual([]);
+      } finally {
+        await raw.quit();
+      }
+      await wrapped.invoke("recent", { metadata: { user_id: "alice" } });
+      expect(orders.calls).toEqual(["alice:recent", "alice:recent"]);
+    });
+  });
+
+  describe("when Redis stops mid-run", () => {
+    it("runs the calls as if uncached, logs and counts each failure in the metrics, and never throws into the agent", async () => {
+      const orders = ordersTool();
+      const warnings: string[] = [];
+      const metrics = createAgentMetrics({ registry: new Registry() });
+      const store = newStore();
+      const [wrapped] = executorOn(store, 60_000, { metrics, logger: { warn: (message) => warnings.push(message) } }).wrap([orders.tool]);
+      const alice = { metadata: { user_id: "alice" } };
+      await wrapped.invoke("recent", alice);
+      expect(await wrapped.invoke("recent", alice)).toBe("orders of alice (recent)");
+      expect(orders.calls).toHaveLength(1);
+      await redis.stop();
+      expect(await wrapped.invoke("recent", alice)).toBe("orders of alice (recent)");
+      expect(await wrapped.invoke("recent", alice)).toBe("orders of alice (recent)");
+      expect(orders.calls).toHaveLength(3);
+      expect(store.failures.get).toBe(2);
+      expect(store.failures.set).toBe(2);
+      expect(warnings.filter((message) => message.startsWith('Cache store failed on get for tool "my_orders"'))).toHaveLength(2);
+      const exposition = await metrics.registry.metrics();
+      expect(exposition).toMatch(/react_agent_tool_cache_errors_total\{tool="my_orders",operation="get"\} 2/);
+      expect(exposition).toMatch(/react_agent_tool_cache_errors_total\{tool="my_orders",operation="set"\} 2/);
+    });
+  });
+
+  describe("when Redis is slow (blocked by DEBUG SLEEP)", () => {
+    it("gives up after operationTimeoutMs and calls the tool", async () => {
+      const orders = ordersTool();
+      const store = newStore({ operationTimeoutMs: 100 });
+      const [wrapped] = executorOn(store).wrap([orders.tool]);
+      const alice = { metadata: { user_id: "alice" } };
+      await wrapped.invoke("recent", alice);
+      const blocker = new Redis(redis.url);
+      try {
+        await blocker.ping();
+        const sleeping = blocker.call("DEBUG", "SLEEP", "1");
+        expect(await wrapped.invoke("recent", alice)).toBe("orders of alice (recent)");
+        expect(orders.calls).toHaveLength(2);
+        expect(store.failures.get).toBeGreaterThanOrEqual(1);
+        await sleeping;
+      } finally {
+        await blocker.quit();
+      }
+    });
+  });
+});

@@ -1,0 +1,216 @@
+import type { CachedToolResult, ToolResultStore } from "@reins/tool-executor";
+import { Redis } from "ioredis";
+import { RedisStoreOptionsError, RedisStoreOperationError } from "./errors";
+
+/**
+ * The part of an ioredis client the store uses (`Redis` or `Cluster` from `ioredis`). A client the
+ * app passes in stays the app's: {@link RedisResultStore.close} does not quit it.
+ */
+export interface RedisClientLike {
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, mode: "PX", ttlMs: number): Promise<unknown>;
+  del(key: string): Promise<number>;
+  quit?(): Promise<unknown>;
+}
+
+/** Options of {@link RedisResultStore}. */
+export interface RedisResultStoreOptions {
+  /** A client the app owns (ioredis `Redis` or `Cluster`). @default a new `Redis` on `url` */
+  client?: RedisClientLike;
+  /**
+   * Redis URL of the client the store creates when no `client` is given (it is created with
+   * `lazyConnect`, `enableOfflineQueue: false` and `maxRetriesPerRequest: 0`, so a command fails at
+   * once while Redis is down instead of queueing).
+   * @default "redis://127.0.0.1:6379"
+   */
+  url?: string;
+  /**
+   * Prefix of every key, so several apps or environments share one Redis.
+   * @default "reins:tool:"
+   */
+  keyPrefix?: string;
+  /**
+   * Longest wait for one Redis operation, in milliseconds. A slower one counts as failed: `get`
+   * answers a miss, `set` is dropped, and the tool call goes on as if uncached.
+   * @default 250
+   */
+  operationTimeoutMs?: number;
+  /**
+   * Called with every failed operation, before it is thrown (the failures are also counted in
+   * {@link RedisResultStore.failures}; the ToolExecutor logs them and emits `tool_cache_error`).
+   * @default undefined
+   */
+  onError?: (error: RedisStoreOperationError) => void;
+}
+
+/** Defaults of {@link RedisResultStoreOptions}. */
+export const DEFAULT_REDIS_RESULT_STORE_OPTIONS = Object.freeze({
+  url: "redis://127.0.0.1:6379",
+  keyPrefix: "reins:tool:",
+  operationTimeoutMs: 250,
+});
+
+/**
+ * A {@link ToolResultStore} on Redis (ioredis), so every agent process of a fleet shares the tool
+ * results its `cache.scope` allows: entries expire with Redis' own `PX` TTL, every key carries the
+ * prefix and the executor's scope (run, user, or global). Redis being down or slow never reaches
+ * the agent: each operation is bounded by `operationTimeoutMs` and fails with a
+ * `RedisStoreOperationError` (counted in {@link RedisResultStore.failures}, passed to `onError`),
+ * which the ToolExecutor treats as a miss (`get`) or a dropped entry (`set`): the call runs as if
+ * uncached, the failure is logged and emitted as a `tool_cache_error` event
+ * (`tool_cache_errors_total` in `@reins/metrics`). Values are stored as JSON, so a tool result must
+ * be JSON-serialisable to be cached.
+ *
+ * Why ioredis: it bounds each command itself (`commandTimeout`), can refuse commands while
+ * disconnected instead of queueing them (`enableOfflineQueue: false`), ships its own types and a
+ * CommonJS build, and supports Cluster and Sentinel with the same API.
+ *
+ * @example
+ * ```ts
+ * import { RedisResultStore } from "@reins/redis-store";
+ * const store = new RedisResultStore({ url: process.env.REDIS_URL });
+ * const executor = new ToolExecutor({
+ *   policies: { search: { cache: { store, ttlMs: 300_000, scope: (context) => context.metadata?.user_id as string } } },
+ * });
+ * // … on shutdown:
+ * await store.close();
+ * ```
+ */
+export class RedisResultStore implements ToolResultStore {
+  /** The client in use. */
+  readonly client: RedisClientLike;
+  /** Failed or timed-out operations so far, by operation. */
+  readonly failures = { get: 0, set: 0, delete: 0 };
+  private readonly ownsClient: boolean;
+  private readonly keyPrefix: string;
+  private readonly operationTimeoutMs: number;
+  private readonly onError: ((error: RedisStoreOperationError) => void) | undefined;
+  private connecting: Promise<void> | undefined;
+
+  /**
+   * @param options - see {@link RedisResultStoreOptions}
+   * @throws {RedisStoreOptionsError} when an option is invalid (names the field)
+   */
+  constructor(options: RedisResultStoreOptions = {}) {
+    const { keyPrefix = DEFAULT_REDIS_RESULT_STORE_OPTIONS.keyPrefix, operationTimeoutMs = DEFAULT_REDIS_RESULT_STORE_OPTIONS.operationTimeoutMs } = options;
+    if (typeof keyPrefix !== "string") throw new RedisStoreOptionsError({ field: "keyPrefix", value: keyPrefix, reason: "must be a string" });
+    if (typeof operationTimeoutMs !== "number" || !Number.isFinite(operationTimeoutMs) || operationTimeoutMs <= 0) {
+      throw new RedisStoreOptionsError({ field: "operationTimeoutMs", value: operationTimeoutMs, reason: "must be a finite number > 0" });
+    }
+    if (options.client !== undefined && (typeof options.client !== "object" || options.client === null || typeof options.client.get !== "function")) {
+      throw new RedisStoreOptionsError({ field: "client", value: "(client)", reason: "must be an ioredis client (get, set, del)" });
+    }
+    if (options.onError !== undefined && typeof options.onError !== "function") {
+      throw new RedisStoreOptionsError({ field: "onError", value: options.onError, reason: "must be a function" });
+    }
+    this.keyPrefix = keyPrefix;
+    this.operationTimeoutMs = operationTimeoutMs;
+    this.onError = options.onError;
+    this.ownsClient = options.client === undefined;
+    this.client =
+      options.client ??
+      new Redis(options.url ?? DEFAULT_REDIS_RESULT_STORE_OPTIONS.url, {
+        lazyConnect: true,
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        commandTimeout: operationTimeoutMs,
+        connectTimeout: Math.max(operationTimeoutMs, 1000),
+      });
+    // ioredis emits "error" while reconnecting; unhandled, it would crash the process.
+    (this.client as { on?: (event: string, listener: (error: unknown) => void) => void }).on?.("error", () => undefined);
+  }
+
+  /**
+   * The cached entry under `key`, or `undefined` when absent or expired.
+   * @throws {RedisStoreOperationError} when Redis fails, does not answer within `operationTimeoutMs`, or holds an unreadable entry
+   */
+  async get(key: string): Promise<CachedToolResult | undefined> {
+    const text = await this.run("get", key, () => this.client.get(this.keyPrefix + key));
+    if (text === null) return undefined;
+    let entry: unknown;
+    try {
+      entry = JSON.parse(text);
+    } catch (error) {
+      throw this.fail("get", key, error);
+    }
+    if (typeof entry === "object" && entry !== null && "value" in entry && typeof (entry as CachedToolResult).storedAtMs === "number") return entry as CachedToolResult;
+    throw this.fail("get", key, new Error("the stored entry is not a cached tool result"));
+  }
+
+  /**
+   * Stores `entry` under `key` for `ttlMs` milliseconds (Redis `SET … PX`).
+   * @throws {RedisStoreOperationError} when the entry is not JSON-serialisable, or Redis fails or does not answer within `operationTimeoutMs`
+   */
+  async set(key: string, entry: CachedToolResult, ttlMs: number): Promise<void> {
+    let text: string;
+    try {
+      text = JSON.stringify(entry);
+    } catch (error) {
+      throw this.fail("set", key, error);
+    }
+    await this.run("set", key, () => this.client.set(this.keyPrefix + key, text, "PX", Math.max(1, Math.ceil(ttlMs))));
+  }
+
+  /**
+   * Removes `key`.
+   * @throws {RedisStoreOperationError} when Redis fails or does not answer within `operationTimeoutMs`
+   */
+  async delete(key: string): Promise<void> {
+    await this.run("delete", key, () => this.client.del(this.keyPrefix + key));
+  }
+
+  /** Closes the client the store created (a client passed in is left to the app). */
+  async close(): Promise<void> {
+    if (!this.ownsClient) return;
+    const client = this.client as unknown as Redis;
+    try {
+      await client.quit();
+    } catch {
+      client.disconnect();
+    }
+  }
+
+  private async run<T>(operation: "get" | "set" | "delete", key: string, command: () => Promise<T>): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const timeout = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${this.operationTimeoutMs} ms`)), this.operationTimeoutMs);
+      });
+      const connecting = this.connectOnce();
+      const pending = connecting === undefined ? command() : connecting.then(command);
+      pending.catch(() => undefined);
+      return await Promise.race([pending, timeout]);
+    } catch (error) {
+      throw this.fail(operation, key, error);
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+    }
+  }
+
+  /**
+   * The first connection of a client the store created (lazily, so constructing a store never
+   * opens a socket). While it is being made, commands wait for it within their timeout; after
+   * that, a lost connection fails commands at once (`enableOfflineQueue: false`) while ioredis
+   * reconnects in the background.
+   */
+  private connectOnce(): Promise<void> | undefined {
+    if (!this.ownsClient) return undefined;
+    const client = this.client as unknown as Redis;
+    if (client.status === "wait") {
+      this.connecting = client.connect().catch(() => undefined);
+    }
+    return client.status === "connecting" || client.status === "connect" ? this.connecting : undefined;
+  }
+
+  /** Counts and reports a failed operation; returns the error to throw. */
+  private fail(operation: "get" | "set" | "delete", key: string, cause: unknown): RedisStoreOperationError {
+    this.failures[operation] += 1;
+    const error = new RedisStoreOperationError({ operation, key, cause });
+    try {
+      this.onError?.(error);
+    } catch {
+      // A broken hook must not replace the operation's own error.
+    }
+    return error;
+  }
+}

@@ -1,0 +1,117 @@
+import { normalizeToolInput } from "@reins/core";
+import { decideSideEffectCall } from "./confirmation";
+import { CallLimitExceededError, DuplicateCallError, SideEffectNotApprovedError } from "./errors";
+import type { CallResult, ExecutorContext, ToolState } from "./executor-context";
+import { ensureReadableObservation } from "./format-observation";
+import { MODEL_MESSAGES } from "./messages";
+import type { RunHandle } from "./run-slots";
+import { previewText, type PreparedToolInput } from "./tool-input";
+
+/**
+ * Stage "dry run" of a side-effect call: the dry run (with the run's confirmation token), the
+ * token check or `confirmWhen` after a dry run, and the `approve` hook (see `confirmation.ts`).
+ *
+ * @param prepared - the `confirm` value the model wrote and the input with it (for `confirmWhen`)
+ * @param executorKey - stands for the run when the call has no run slot (no run id): one ledger per executor
+ * @returns the dry-run or refusal result, or `undefined` when the call goes ahead (or the tool has no side effects)
+ */
+export async function gateSideEffectCall(
+  executor: Pick<ExecutorContext, "log">,
+  state: ToolState,
+  toolInput: unknown,
+  prepared: Pick<PreparedToolInput, "confirmation" | "confirmationInput">,
+  run: RunHandle,
+  executorKey: object,
+): Promise<CallResult | undefined> {
+  const { policy, name: toolName } = state;
+  if (!policy.sideEffects) return undefined;
+  const decision = await decideSideEffectCall({
+    toolName,
+    toolInput,
+    confirmation: prepared.confirmation,
+    rawInput: prepared.confirmationInput,
+    confirmWhen: policy.confirmWhen,
+    approve: policy.approve,
+    runKey: run.slot ?? executorKey,
+    runId: run.runId,
+  });
+  if (decision.proceed) return undefined;
+  if (decision.reason === "not_approved") {
+    if (decision.error !== undefined) executor.log("warn", `approve threw for tool "${toolName}"; the call was refused.`, { toolName, error: decision.error });
+    return {
+      observation: MODEL_MESSAGES.notApproved(toolName),
+      outcome: "rejected",
+      error: new SideEffectNotApprovedError({ toolName, runId: run.runId, ...(decision.error !== undefined ? { cause: decision.error } : {}) }),
+    };
+  }
+  const inputText = previewText(toolInput);
+  const custom = policy.preview?.(toolInput, { toolName });
+  const observation =
+    custom !== undefined
+      ? `${custom}\n${policy.confirmWhen === undefined ? MODEL_MESSAGES.confirmationHint(toolName, decision.token) : ""}`.trim()
+      : policy.confirmWhen !== undefined
+        ? MODEL_MESSAGES.dryRunConfirmWhen(toolName, inputText)
+        : state.kind === "object"
+          ? MODEL_MESSAGES.dryRunObject(toolName, inputText, decision.token)
+          : MODEL_MESSAGES.dryRunString(toolName, inputText, decision.token);
+  return { observation: ensureReadableObservation(observation, toolName), outcome: "dry_run" };
+}
+
+/** A confirmed side-effect call's place in its run's idempotency keys. */
+export interface IdempotencyClaim {
+  readonly slotKey: string;
+}
+
+/**
+ * Checks a confirmed side-effect call against the keys its run already used.
+ * @returns a `rejected` result for a repeat, the claim to register once the call goes ahead, or
+ *   `undefined` when there is no key (no `idempotencyKey`, or no run: `warnNoRun` is called)
+ */
+export function checkIdempotency(state: ToolState, toolInput: unknown, run: RunHandle, warnNoRun: (toolName: string, feature: string) => void): CallResult | IdempotencyClaim | undefined {
+  const { policy, name: toolName } = state;
+  if (!policy.sideEffects || policy.idempotencyKey === undefined) return undefined;
+  if (run.slot === undefined) {
+    warnNoRun(toolName, "idempotencyKey");
+    return undefined;
+  }
+  const key = policy.idempotencyKey === true ? normalizeToolInput(toolInput) : policy.idempotencyKey(toolInput, { toolName });
+  const slotKey = `${toolName}\u0000${key}`;
+  const previous = run.slot.idempotency.get(slotKey);
+  if (previous === undefined) return { slotKey };
+  const error = new DuplicateCallError({ toolName, idempotencyKey: key, runId: run.runId });
+  return { observation: MODEL_MESSAGES.duplicate(toolName, previous.observation), outcome: "rejected", error };
+}
+
+/** Counts the call against `maxCallsPerRun`; a `rejected` result once the run has used them all. */
+export function checkCallCap(state: ToolState, run: RunHandle, warnNoRun: (toolName: string, feature: string) => void): CallResult | undefined {
+  const { policy, name: toolName } = state;
+  if (!Number.isFinite(policy.maxCallsPerRun)) return undefined;
+  if (run.slot === undefined) {
+    warnNoRun(toolName, "maxCallsPerRun");
+    return undefined;
+  }
+  const count = run.slot.callCounts.get(toolName) ?? 0;
+  if (count >= policy.maxCallsPerRun) {
+    const error = new CallLimitExceededError({ toolName, maxCallsPerRun: policy.maxCallsPerRun, runId: run.runId });
+    return { observation: MODEL_MESSAGES.callLimit(toolName, policy.maxCallsPerRun), outcome: "rejected", error };
+  }
+  run.slot.callCounts.set(toolName, count + 1);
+  return undefined;
+}
+
+/**
+ * Runs `call` holding an idempotency claim: registered only once the call really goes ahead (a
+ * call-cap rejection must not mark it done). If the tool never started (circuit open, bulkhead
+ * full, cancelled while queued) a repeat is not a duplicate, so the key is forgotten; once the tool
+ * started, a repeat is dropped even after a failure, since the action may have happened.
+ */
+export async function withIdempotencyClaim(claim: IdempotencyClaim | undefined, run: RunHandle, call: () => Promise<CallResult>): Promise<CallResult> {
+  const slot = run.slot;
+  if (claim === undefined || slot === undefined) return call();
+  const entry: { observation?: string } = {};
+  slot.idempotency.set(claim.slotKey, entry);
+  const result = await call();
+  if (result.toolCalls === 0) slot.idempotency.delete(claim.slotKey);
+  else entry.observation = result.observation;
+  return result;
+}
