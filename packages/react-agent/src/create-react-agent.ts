@@ -18,6 +18,7 @@ import {
 import { ReinsReactAgent } from "./reins-react-agent";
 import { recordRefusedCall } from "./run-findings";
 import { renderToolDescriptions } from "./scratchpad";
+import { SharedRunContexts } from "./shared-runs";
 
 /** Loop control that records runs and steps for metrics but never warns or stops. */
 const OBSERVE_ONLY_LOOP_OPTIONS: ReactAgentLoopControlOptions = Object.freeze({
@@ -102,6 +103,7 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
 
   let toolExecutor: ToolExecutor | undefined;
   let callOutcomes: CallOutcomes | undefined;
+  let sharedRuns: SharedRunContexts | undefined;
   let tools: StructuredToolInterface[];
   const originalTools = resolved.tools as StructuredToolInterface[];
   if (resolved.toolExecutor === false) {
@@ -115,9 +117,11 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
       const countingListener = counting(listener, "tool_call");
       const outcomes = new CallOutcomes();
       callOutcomes = outcomes;
+      // The callback-free path's runs, shared from the planning step when it has run ids.
+      if (!(resolved.loopControl instanceof LoopControlHandler)) sharedRuns = new SharedRunContexts(runContext);
       toolExecutor = new ToolExecutor({
         ...shared,
-        runContext,
+        runContext: sharedRuns ?? runContext,
         labels,
         ...(observationCleaner !== undefined ? { formatObservation: observationCleaner.format } : {}),
         ...resolved.toolExecutor,
@@ -162,6 +166,7 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
     streamRunnable: resolved.streamRunnable,
     handleParsingErrors: resolved.handleParsingErrors,
     ...(callOutcomes !== undefined ? { callOutcomes } : {}),
+    ...(sharedRuns !== undefined ? { sharedRuns } : {}),
     loopFinish: resolved.loopFinish,
     toolExecutor,
     observationCleaner,

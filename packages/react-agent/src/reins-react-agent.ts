@@ -18,6 +18,7 @@ import type { ReactAgentInput } from "./react-agent-options";
 import { parseReActStep } from "./react-step-parser";
 import { REFUSED_CALLS_SLOT, withoutRefusedSteps } from "./run-findings";
 import { formatReActScratchpad } from "./scratchpad";
+import type { SharedRunContexts } from "./shared-runs";
 
 /** The pieces {@link ReinsReactAgent} is built from. */
 export interface ReinsReactAgentFields {
@@ -49,6 +50,8 @@ export interface ReinsReactAgentFields {
   readonly returnDirectTools?: ReadonlySet<string>;
   /** Typed outcomes of the calls through the agent's ToolExecutor, when the agent built it. @internal */
   readonly callOutcomes?: CallOutcomes;
+  /** Where the agent's own ToolExecutor looks runs up, when the agent built it. @internal */
+  readonly sharedRuns?: SharedRunContexts;
   /** See `CreateReactAgentOptions.handleParsingErrors`. @default true */
   readonly handleParsingErrors?: boolean | string | ((error: OutputParserException) => string);
 }
@@ -108,6 +111,10 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
   private readonly toolNames: ReadonlySet<string>;
   private readonly handleParsingErrors: boolean | string | ((error: OutputParserException) => string);
   private readonly callOutcomes: CallOutcomes | undefined;
+  /** Where the agent's own ToolExecutor finds callback-free runs (see `shareRun`). */
+  private readonly sharedRuns: SharedRunContexts | undefined;
+  /** Each callback-free run's shared context, freed with the run's loop state. */
+  private readonly contextByRun = new WeakMap<TrajectoryRun, RunContext>();
   private toolsChecked = false;
   private warnedWithoutCallbacks = false;
 
@@ -131,6 +138,7 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
     this.returnDirectTools = fields.returnDirectTools ?? new Set();
     this.handleParsingErrors = fields.handleParsingErrors ?? true;
     this.callOutcomes = fields.callOutcomes;
+    this.sharedRuns = fields.sharedRuns;
     this.toolNames = new Set(fields.tools.map((tool) => tool.name).filter((name) => name !== EXCEPTION_TOOL_NAME));
   }
 
@@ -164,6 +172,43 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
     if (handlerStop !== undefined) return handlerStop;
     const loop = this.loop;
     const run = loop?.runOf(steps);
+    if (loop !== undefined && run !== undefined) this.shareRun(loop, run, options);
+    try {
+      return await this.planStep(input, options, streaming, steps, loop, run);
+    } catch (error) {
+      throw error instanceof PassedRejection ? error.rejection : error;
+    }
+  }
+
+  /**
+   * When LangChain hands this planning call run ids (callbacks are on: `streamEvents()`, or any
+   * `callbacks` value on `invoke()`/`stream()`), the run's context is shared under them, so the
+   * agent's own wrapped tools, whose tool runs carry the same parent run id, find their run:
+   * per-run cache scope, call caps, dry-run tokens, and the run's time budget (`deadlineAtMs`)
+   * inside each call. Without run ids there is no sound link and the tools fail safe (README).
+   */
+  private shareRun(loop: TrajectoryLoopControl, run: TrajectoryRun, options: Partial<RunnableConfig> | undefined): void {
+    const shared = this.sharedRuns;
+    if (shared === undefined) return;
+    const ids = runIdsFrom(options);
+    if (ids.length === 0) return;
+    let context = this.contextByRun.get(run);
+    if (context === undefined) {
+      context = { runId: run.runId, startedAtMs: run.startedAtMs, loop: { pendingNotes: [] }, slots: new Map() };
+      if (Number.isFinite(loop.options.maxDurationMs)) context.deadlineAtMs = run.startedAtMs + loop.options.maxDurationMs;
+      this.contextByRun.set(run, context);
+    }
+    shared.share(context, ids);
+  }
+
+  private async planStep(
+    input: ReactAgentInput,
+    options: Partial<RunnableConfig> | undefined,
+    streaming: boolean,
+    steps: readonly AgentStep[],
+    loop: TrajectoryLoopControl | undefined,
+    run: TrajectoryRun | undefined,
+  ): Promise<AgentAction | AgentFinish> {
     if (loop !== undefined && run !== undefined) {
       const outcomes = this.callOutcomes;
       const stop = loop.beforePlan(run, steps, outcomes === undefined ? undefined : (step) => outcomes.failedOf(step));
@@ -187,7 +232,7 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
         if (handling === false) {
           // The executor decides: with its own handleParsingErrors the run goes on.
           rejection = parsed.error;
-          throw parsed.error;
+          throw new PassedRejection(parsed.error);
         }
         const observation = handling === true ? parsed.error.observation : typeof handling === "string" ? handling : handling(parsed.error);
         const llmOutput = parsed.error.llmOutput ?? "";
@@ -205,7 +250,7 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
       if (this.returnDirectTools.has(step.tool)) loop.finished(run, "final_answer", step.log, false);
       return step;
     } catch (error) {
-      if (loop !== undefined && run !== undefined && error !== rejection) loop.failed(run);
+      if (loop !== undefined && run !== undefined && !(error instanceof PassedRejection && error.rejection === rejection)) loop.failed(run);
       throw error;
     }
   }
@@ -308,6 +353,11 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
     const findings = withoutRefusedSteps(steps, typeof refused === "number" ? refused : 0);
     return this.withFindings(buildLoopStopFinish(context.loop.stop, findings, this.loopFinish), findings);
   }
+}
+
+/** A parser rejection left to the executor (`handleParsingErrors: false`): the run goes on. */
+class PassedRejection {
+  constructor(readonly rejection: unknown) {}
 }
 
 /** The text of a model reply: a string (LLM), or a message's content (parts joined). */
