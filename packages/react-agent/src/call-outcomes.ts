@@ -20,23 +20,36 @@ const MAX_REMEMBERED = 4096;
  * concurrent calls with the same tool, input and observation share one entry; their outcome is
  * then the same in practice, and an entry never crosses into another key.
  */
+/**
+ * One scope for every agent, never one per instance: Node keeps each `AsyncLocalStorage` that was
+ * ever entered in a process-wide list for good and copies a slot for each onto every async
+ * resource created afterwards, so one per agent makes every promise of the process bigger and
+ * slower with each agent ever built (an app building an agent per request runs out of memory).
+ */
+const scope = new AsyncLocalStorage<CallScope>();
+
+/** The call in flight, and the outcomes it belongs to (a tool of one agent may run inside another's call). */
+interface CallScope {
+  readonly owner: CallOutcomes;
+  outcome?: ToolCallOutcome;
+}
+
 export class CallOutcomes {
-  private readonly scope = new AsyncLocalStorage<{ outcome?: ToolCallOutcome }>();
   private readonly failedByKey = new Map<string, boolean>();
 
   /** The ToolExecutor event listener: records the outcome of the call in scope. */
   record(event: ReinsEvent): void {
     if (event.type !== "tool_call") return;
-    const store = this.scope.getStore();
-    if (store !== undefined) store.outcome = event.outcome;
+    const store = scope.getStore();
+    if (store !== undefined && store.owner === this) store.outcome = event.outcome;
   }
 
   /** Wraps a ToolExecutor-wrapped tool's `call` (which its `invoke` goes through) in place. */
   watch(tool: StructuredToolInterface): void {
     const inner = (tool as unknown as { call: (input: unknown, config?: unknown, tags?: unknown) => Promise<unknown> }).call;
     const call = async (input: unknown, config?: unknown, tags?: unknown): Promise<unknown> => {
-      const store: { outcome?: ToolCallOutcome } = {};
-      const observation = await this.scope.run(store, () => inner.call(tool, input, config, tags));
+      const store: CallScope = { owner: this };
+      const observation = await scope.run(store, () => inner.call(tool, input, config, tags));
       if (store.outcome !== undefined) this.remember(keyOf(tool.name, input, observation), !SUCCEEDED.has(store.outcome));
       return observation;
     };
