@@ -343,3 +343,60 @@ describe("createReactAgent under load, without callbacks", () => {
     }, 600_000);
   });
 });
+
+describe("createReactAgent's wrapped tools and run identity, without callbacks", () => {
+  // Each run asks the same question twice: a run-scoped cache answers the second call only when
+  // the tool can tell its run; no entry may answer another run.
+  const twice = ["Thought: look\nAction: capital\nAction Input: France", "Thought: again\nAction: capital\nAction Input: France", "Thought: done\nFinal Answer: Paris"];
+
+  async function runTwice(path: Path, runs: number): Promise<{ calls: string[]; outcomes: string[] }> {
+    const calls: string[] = [];
+    const outcomes: string[] = [];
+    const agent = await createReactAgent({
+      llm: new ScriptedTwiceModel(twice),
+      tools: [capitalTool(calls)],
+      prompt: REACT_PROMPT,
+      // The repeat detector would stop the second call's run: off, so the cache decides.
+      loopControl: { repeat: false },
+      toolExecutor: { policies: { capital: { cache: true } } },
+      onEvent: (event) => {
+        if (event.type === "tool_call") outcomes.push(event.outcome);
+      },
+    });
+    const executor = new AgentExecutor({ agent, tools: agent.tools });
+    await Promise.all(Array.from({ length: runs }, (_, index) => runOn(executor, `run-${index}`, path)));
+    return { calls, outcomes };
+  }
+
+  it("on streamEvents (run ids exist), the agent's tools find their run: each run's repeat is served from its own cache entry, never another run's", async () => {
+    const { calls, outcomes } = await runTwice("streamEvents", 20);
+    expect(calls).toHaveLength(20);
+    expect(outcomes.filter((outcome) => outcome === "cached")).toHaveLength(20);
+  });
+
+  it.each(["invoke", "stream"] as const)("on %s with no callbacks (no run id), nothing is cached: fail safe", async (path) => {
+    const { calls, outcomes } = await runTwice(path, 20);
+    expect(calls).toHaveLength(40);
+    expect(outcomes.filter((outcome) => outcome === "cached")).toHaveLength(0);
+  });
+});
+
+/** Replies by the number of observations in the prompt, so concurrent runs each follow the script. */
+class ScriptedTwiceModel extends BaseChatModel {
+  constructor(private readonly script: string[]) {
+    super({});
+  }
+
+  _llmType(): string {
+    return "scripted-twice";
+  }
+
+  async _generate(messages: BaseMessage[]): Promise<ChatResult> {
+    const prompt = messages.map((message) => String(message.content)).join("\n");
+    const question = prompt.slice(prompt.lastIndexOf("\nQuestion: "));
+    const step = question.split("\nObservation:").length - 1;
+    await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 3)));
+    const text = this.script[Math.min(step, this.script.length - 1)];
+    return { generations: [{ text, message: new AIMessage(text) }] };
+  }
+}
