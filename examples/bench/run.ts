@@ -10,7 +10,10 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { AgentExecutor } from "@langchain/classic/agents";
 import { PromptTemplate } from "@langchain/core/prompts";
+import { LoopControlHandler } from "@reins/loop-control";
+import { createAgentMetrics } from "@reins/metrics";
 import { createReactAgent } from "@reins/react-agent";
+import { Registry } from "prom-client";
 
 interface BenchModule {
   readonly name: string;
@@ -33,8 +36,16 @@ interface ToolExecutorBenchExports {
   BENCH_REACT_PROMPT: string;
 }
 
-/** Reins' `createReactAgent` (every piece on) as a stack for the tool-executor bench's per-step timing. */
-function reinsStack(module: Record<string, unknown>, name: string, loopControl: boolean): AgentBenchStack {
+/** Which pieces a Reins stack turns on (each later stack adds one, for the per-component breakdown). */
+interface ReinsStackPieces {
+  readonly toolExecutor: boolean;
+  readonly cleaner: boolean;
+  readonly loopControl: boolean | "handler";
+  readonly metrics: boolean;
+}
+
+/** Reins' `createReactAgent` with the given pieces, as a stack for the tool-executor bench's per-step timing. */
+function reinsStack(module: Record<string, unknown>, name: string, pieces: ReinsStackPieces): AgentBenchStack {
   const { BenchChatModel, createInstantTool, BENCH_REACT_PROMPT } = module as unknown as ToolExecutorBenchExports;
   return {
     name,
@@ -44,9 +55,14 @@ function reinsStack(module: Record<string, unknown>, name: string, loopControl: 
         llm: model,
         tools: [createInstantTool()],
         prompt: PromptTemplate.fromTemplate(BENCH_REACT_PROMPT),
-        ...(loopControl ? {} : { loopControl: false as const }),
+        ...(pieces.toolExecutor ? {} : { toolExecutor: false as const }),
+        ...(pieces.cleaner ? {} : { observation: false as const }),
+        ...(pieces.loopControl === false ? { loopControl: false as const } : {}),
+        ...(pieces.loopControl === "handler" ? { loopControl: new LoopControlHandler({ mode: "finish", maxSteps: steps + 2 }) } : {}),
+        ...(pieces.metrics ? { metrics: createAgentMetrics({ registry: new Registry() }) } : {}),
       });
       const executor = new AgentExecutor({ agent, tools: agent.tools, maxIterations: steps + 5 });
+      // Only the callback path (a LoopControlHandler given as loopControl) has callbacks to pass.
       const config = agent.callbacks.length > 0 ? { callbacks: agent.callbacks } : undefined;
       return async () => {
         model.reset();
@@ -55,6 +71,18 @@ function reinsStack(module: Record<string, unknown>, name: string, loopControl: 
       };
     },
   };
+}
+
+/** The Reins stacks, each adding one piece to the one before, so their differences are each piece's cost. */
+function reinsStacks(module: Record<string, unknown>): AgentBenchStack[] {
+  return [
+    reinsStack(module, "Reins: agent + parser only", { toolExecutor: false, cleaner: false, loopControl: false, metrics: false }),
+    reinsStack(module, "Reins: + ToolExecutor (tool wrapper)", { toolExecutor: true, cleaner: false, loopControl: false, metrics: false }),
+    reinsStack(module, "Reins: + observation cleaner", { toolExecutor: true, cleaner: true, loopControl: false, metrics: false }),
+    reinsStack(module, "Reins: + loop control (agent-fed, no handler)", { toolExecutor: true, cleaner: true, loopControl: true, metrics: false }),
+    reinsStack(module, "Reins: whole stack (+ metrics), no callback handler", { toolExecutor: true, cleaner: true, loopControl: true, metrics: true }),
+    reinsStack(module, "Reins: whole stack, LoopControlHandler via callbacks (old path)", { toolExecutor: true, cleaner: true, loopControl: "handler", metrics: true }),
+  ];
 }
 
 const BENCHES: readonly BenchModule[] = [
@@ -67,10 +95,7 @@ const BENCHES: readonly BenchModule[] = [
     options: (module) =>
       "BenchChatModel" in module && "createInstantTool" in module && "BENCH_REACT_PROMPT" in module
         ? {
-            extraStacks: [
-              reinsStack(module, "Reins createReactAgent (all pieces, loop handler)", true),
-              reinsStack(module, "Reins createReactAgent (no callback handler)", false),
-            ],
+            extraStacks: reinsStacks(module),
           }
         : {},
   },

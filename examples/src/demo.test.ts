@@ -32,10 +32,10 @@ describe("runDemo", () => {
       expect(transcript).toContain(`${DEMO_SCENARIOS.length}/${DEMO_SCENARIOS.length} scenarios reached their expected outcome.`);
     });
 
-    it("counts a call refused because the run was stopping apart from the tool calls that ran", () => {
+    it("stops a repeat before its third call runs: no call is refused, two tool calls ran", () => {
       const repeat = report.results.find((candidate) => candidate.id === "repeat-loop");
-      expect(repeat?.outcome.refusedCalls).toBe(1);
-      expect(transcript).toMatch(/^✓ repeat-loop +stopReason=repeat \(2 tool calls, 1 refused \(run stopping\), /m);
+      expect(repeat?.outcome.refusedCalls).toBe(0);
+      expect(transcript).toMatch(/^✓ repeat-loop +stopReason=repeat \(2 tool calls, /m);
       // maxSteps: 3 lets the third step's tool run; the stop ends the run at the next planning.
       const budget = report.results.find((candidate) => candidate.id === "step-budget");
       expect(budget?.outcome.refusedCalls).toBe(0);

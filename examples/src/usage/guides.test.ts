@@ -15,7 +15,7 @@ const docsDir = path.resolve(__dirname, "../../../docs");
 const guide = (name: string): string => readFileSync(path.join(docsDir, "guides", `${name}.md`), "utf8");
 
 // An internal constant in DEFAULT_REACT_AGENT_OPTIONS (LangChain's prompt contract, not an option).
-const NOT_OPTIONS = new Set(["requiredPromptVariables"]);
+const NOT_OPTIONS = new Set<string>([]);
 
 const CASES: ReadonlyArray<{ guide: string; defaults: object; name: string }> = [
   { guide: "react-output-parser", defaults: DEFAULT_HARDENED_REACT_OUTPUT_PARSER_OPTIONS, name: "DEFAULT_HARDENED_REACT_OUTPUT_PARSER_OPTIONS" },

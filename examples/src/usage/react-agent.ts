@@ -63,10 +63,9 @@ export async function main(print: Print = printToStdout): Promise<ReactAgentExam
   const agentExecutor = new AgentExecutor({
     agent,
     tools: agent.tools,
-    handleParsingErrors: true,
     returnIntermediateSteps: true,
   });
-  const result = await agentExecutor.invoke({ input: "What is the weather in Paris?" }, { callbacks: agent.callbacks });
+  const result = await agentExecutor.invoke({ input: "What is the weather in Paris?" });
 
   const toolCallsMetric = (await metrics.registry.getSingleMetricAsString("react_agent_tool_calls_total"))
     .split("\n")

@@ -53,6 +53,7 @@ export {
 export { actionKey, fingerprintObservation, normalizeToolInput, stableStringify } from "./fingerprint";
 export {
   buildLoopStopFinish,
+  loopFinishOptionProblem,
   resolveLoopFinishOptions,
   stripLoopNotes,
   DEFAULT_LOOP_FINISH_OPTIONS,

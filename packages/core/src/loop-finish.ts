@@ -163,6 +163,18 @@ function loopFinishProblem(field: LoopFinishField, value: unknown): string | und
 const LOOP_FINISH_FIELDS: readonly LoopFinishField[] = ["escapeHatch", "maxFindings", "maxObservationChars", "outputKey", "ignoreTools"];
 
 /**
+ * Why `value` is not valid for the {@link LoopFinishOptions} field `field`, as a sentence fragment
+ * ("expected an integer ≥ 0"), or `undefined` when it is valid, so a caller can name its own
+ * option path without parsing {@link resolveLoopFinishOptions}'s message.
+ *
+ * @param field - a field name; an unknown name is reported as such
+ */
+export function loopFinishOptionProblem(field: string, value: unknown): string | undefined {
+  if (!(LOOP_FINISH_FIELDS as readonly string[]).includes(field)) return `is not an option (options: ${LOOP_FINISH_FIELDS.join(", ")})`;
+  return value === undefined ? undefined : loopFinishProblem(field as LoopFinishField, value);
+}
+
+/**
  * Merges `options` over {@link DEFAULT_LOOP_FINISH_OPTIONS} and validates every field, so an agent
  * can fail fast at construction instead of degrading its graceful answer at stop time.
  *

@@ -1,4 +1,5 @@
-export { LoopControlHandler, thoughtOf, type LoopRunSnapshot } from "./loop-control-handler";
+export { LoopControlHandler, type LoopRunSnapshot } from "./loop-control-handler";
+export { thoughtOf } from "./thought";
 export {
   DEFAULT_LOOP_CONTROL_OPTIONS,
   estimateTokensFromChars,
@@ -27,6 +28,7 @@ export type { LoopAuditOutcome, LoopAuditRecord, LoopAuditSink } from "./audit";
 export {
   EXCEPTION_TOOL_NAME,
   budgetNote,
+  renderLoopNote,
   cycleNote,
   previewObservation,
   repeatNote,
@@ -49,6 +51,16 @@ export {
   type RunEvictionReason,
   type RunStoppedErrorOptions,
 } from "./errors";
+export {
+  TrajectoryLoopControl,
+  type ActionVerdict,
+  type TrajectoryRun,
+  type TrajectoryStepRecord,
+} from "./trajectory-loop-control";
+export { detectLoop, type LoopDetection, type LoopDetectionOptions, type LoopNote, type LoopStepRecord } from "./loop-detection";
+export { checkStepBudget, checkUsageBudgets, type BudgetDecision, type BudgetOptions, type BudgetStop } from "./budgets";
+export { findModelPrice, costUsdOf } from "./model-prices";
+export { usageOfLlmResult, usageOfReply, type TokenUsage } from "./token-usage";
 export {
   AUDIT_RECORD_TYPE,
   readAuditTrail,

@@ -10,8 +10,6 @@ import {
   actionKey,
   emitEvent,
   fingerprintObservation,
-  matchReActLabel,
-  stableStringify,
   type LoopKind,
   type LoopStopDecision,
   type ReinsEvent,
@@ -19,15 +17,9 @@ import {
   type RunStatus,
   type StopReason,
 } from "@reins/core";
-import type { LoopAuditOutcome, LoopAuditRecord } from "./audit";
-import {
-  countRepeats,
-  countStalledThoughts,
-  detectCycle,
-  intendedActionOf,
-  type CycleMatch,
-  type ThoughtRecord,
-} from "./detectors";
+import type { LoopAuditRecord } from "./audit";
+import { finishAuditRecord, stepAuditRecord, writeAuditRecord } from "./step-audit";
+import { intendedActionOf } from "./detectors";
 import {
   BudgetExceededError,
   LoopControlOptionsError,
@@ -36,9 +28,14 @@ import {
   RunStoppedError,
   type BudgetStopReason,
   type LoopStopReason,
-  type RunEvictionReason,
 } from "./errors";
-import { EXCEPTION_TOOL_NAME, budgetNote, cycleNote, previewObservation, repeatNote, stallNote } from "./messages";
+import { detectLoop, type LoopDetection } from "./loop-detection";
+import { EXCEPTION_TOOL_NAME, renderLoopNote } from "./messages";
+import { checkStepBudget, checkUsageBudgets, type BudgetDecision } from "./budgets";
+import { costUsdOf, findModelPrice } from "./model-prices";
+import { RunRegistry } from "./run-registry";
+import { thoughtOf } from "./thought";
+import { modelNameFrom, textOf, usageOfLlmResult } from "./token-usage";
 import {
   estimateTokensFromChars,
   resolveLoopControlOptions,
@@ -53,16 +50,6 @@ const STOP_REASON_SET: ReadonlySet<string> = new Set<StopReason>(STOP_REASONS);
 /** AgentExecutor's own answer when it runs out of iterations (LangChain 0.3 and 1.x wordings). */
 const EXECUTOR_STOPPED_OUTPUT = /^Agent stopped due to (iteration limit|max iterations)/;
 
-/** Run ids of evicted runs (and their chains) remembered so their late callbacks are ignored. */
-const MAX_REMEMBERED_EVICTED_IDS = 4096;
-
-interface LoopDetection {
-  readonly kind: LoopKind;
-  readonly level: "warn" | "stop";
-  readonly count: number;
-  readonly period?: number;
-  readonly note?: string;
-}
 
 interface StepState {
   readonly index: number;
@@ -140,50 +127,10 @@ export interface LoopRunSnapshot {
   readonly pendingNotes: readonly string[];
 }
 
-function textOf(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (value === null || value === undefined) return "";
-  if (typeof value === "object") {
-    const content = (value as { content?: unknown }).content;
-    if (typeof content === "string") return content;
-    if (Array.isArray(content)) {
-      return content
-        .map((part) => (typeof part === "string" ? part : typeof part?.text === "string" ? part.text : stableStringify(part)))
-        .join("");
-    }
-  }
-  return stableStringify(value);
-}
-
-/** The Thought text of a step: the action's log up to its first Action/Final Answer label. */
-export function thoughtOf(log: string): string {
-  const lines: string[] = [];
-  for (const line of log.split("\n")) {
-    const match = matchReActLabel(line);
-    if (match !== undefined && match.label !== "thought") break;
-    lines.push(match?.label === "thought" ? match.value : line);
-  }
-  return lines.join(" ").replace(/\s+/g, " ").trim();
-}
-
+/** Repairs a hand-built agent put on the action (`action.repairs`, string[]), for the audit. */
 function repairsOf(action: AgentAction): readonly string[] {
   const repairs = (action as AgentAction & { repairs?: unknown }).repairs;
   return Array.isArray(repairs) ? repairs.filter((repair): repair is string => typeof repair === "string") : [];
-}
-
-function modelNameFrom(...sources: unknown[]): string | undefined {
-  for (const source of sources) {
-    if (source === null || typeof source !== "object") continue;
-    const record = source as Record<string, unknown>;
-    for (const key of ["model", "model_name", "modelName", "ls_model_name"]) {
-      if (typeof record[key] === "string" && (record[key] as string).length > 0) return record[key] as string;
-    }
-  }
-  return undefined;
-}
-
-function numberOr(value: unknown, fallback = 0): number {
-  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : fallback;
 }
 
 /**
@@ -238,10 +185,8 @@ export class LoopControlHandler extends BaseCallbackHandler {
   /** The resolved options. */
   readonly options: ResolvedLoopControlOptions;
   private readonly store: RunContextStore;
-  /** Live runs, least recently active first (re-inserted on every callback). */
-  private readonly states = new Map<string, RunState>();
-  /** Ids of evicted runs and their chains, oldest first, at most MAX_REMEMBERED_EVICTED_IDS. */
-  private readonly evictedRunIds = new Set<string>();
+  /** Live runs, least recently active first, and the ids of evicted ones. */
+  private readonly runs: RunRegistry<RunState>;
 
   /**
    * @param options - see {@link LoopControlOptions}
@@ -253,6 +198,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
     super({ raiseError: true });
     this.options = resolveLoopControlOptions(options);
     this.store = this.options.runContext ?? new RunContextStore({ now: this.options.now });
+    this.runs = new RunRegistry(this.store, this.options.now);
   }
 
   /** The run-context store the handler registers runs in. */
@@ -262,7 +208,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
 
   /** Number of runs the handler is tracking (0 once every run has ended). */
   get activeRunCount(): number {
-    return this.states.size;
+    return this.runs.size;
   }
 
   /** LangChain copies handlers in some paths; the copy must share the per-run state. */
@@ -273,7 +219,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
   /** A view of a live run, found by any of its run ids; `undefined` once it ended. */
   snapshot(runId: string): LoopRunSnapshot | undefined {
     const context = this.store.contextOf(runId);
-    const state = context === undefined ? undefined : this.states.get(context.runId);
+    const state = context === undefined ? undefined : this.runs.get(context.runId);
     if (context === undefined || state === undefined) return undefined;
     return {
       runId: state.runId,
@@ -306,29 +252,32 @@ export class LoopControlHandler extends BaseCallbackHandler {
     parentRunIdOrRunName?: string,
   ): Promise<void> {
     this.guard(() => {
-      const parent = this.knownParent(runTypeOrParentRunId, parentRunIdOrRunName);
+      const parent = this.runs.knownParent(runTypeOrParentRunId, parentRunIdOrRunName);
       if (parent !== undefined) {
         this.store.link(runId, parent);
-        const found = this.stateOf(runId);
+        const found = this.runs.find(runId);
         found?.state.chainIds.add(runId);
         if (found !== undefined) this.publishDeferredStop(found.state, found.context);
         return;
       }
       // A late chain of a run that was evicted: not a new run.
-      if (this.evictedRunIds.has(runId)) return;
+      if (this.runs.wasEvicted(runId)) return;
       for (const candidate of [runTypeOrParentRunId, parentRunIdOrRunName]) {
-        if (candidate !== undefined && this.evictedRunIds.has(candidate)) {
-          this.rememberEvicted(runId);
+        if (candidate !== undefined && this.runs.wasEvicted(candidate)) {
+          this.runs.rememberEvicted(runId);
           return;
         }
       }
-      if (this.states.has(runId)) return;
+      if (this.runs.get(runId) !== undefined) return;
       const now = this.options.now();
-      this.evictStaleRuns(now);
+      this.runs.evictStale(now, this.options.runIdleTimeoutMs, this.options.maxActiveRuns, (state, reason, idleMs) => {
+        this.endRun(state, "error", "error");
+        this.reportError(new RunEvictedError({ runId: state.runId, reason, idleMs, steps: state.steps.length }));
+      });
       const context = this.store.start(runId);
       // Published so wrapped tools bound every call by the run's remaining time.
       if (Number.isFinite(this.options.maxDurationMs)) context.deadlineAtMs = now + this.options.maxDurationMs;
-      this.states.set(runId, {
+      this.runs.add({
         runId,
         startedAtMs: now,
         lastSeenAtMs: now,
@@ -381,7 +330,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
   /** Records the model call's duration and token usage, and checks the token and cost budgets. */
   override async handleLLMEnd(output: LLMResult, runId: string, _parentRunId?: string): Promise<void> {
     this.guard(() => {
-      const found = this.stateOf(runId);
+      const found = this.runs.find(runId);
       if (found === undefined) return;
       const { state, context } = found;
       const llm = state.llmRuns.get(runId);
@@ -391,16 +340,15 @@ export class LoopControlHandler extends BaseCallbackHandler {
         state.lastLlmMs = now - llm.startedAtMs;
         this.emit({ type: "step_duration", runId: state.runId, phase: "llm", durationMs: state.lastLlmMs });
       }
-      const usage = this.usageOf(output, llm);
+      const usage = usageOfLlmResult(output, llm?.inputText, (text) => this.estimate(text));
       state.inputTokens += usage.inputTokens;
       state.outputTokens += usage.outputTokens;
       const responseModels = (output.generations ?? []).flatMap((generations) =>
         generations.map((generation) => (generation as { message?: { response_metadata?: unknown } }).message?.response_metadata),
       );
-      const price = this.priceOf([modelNameFrom(output.llmOutput), modelNameFrom(...responseModels), llm?.model]);
+      const price = findModelPrice(this.options.prices, [modelNameFrom(output.llmOutput), modelNameFrom(...responseModels), llm?.model]);
       if (price !== undefined) {
-        state.costUsd +=
-          (usage.inputTokens * price.inputUsdPerMillionTokens + usage.outputTokens * price.outputUsdPerMillionTokens) / 1e6;
+        state.costUsd += costUsdOf(usage, price);
       }
       this.emit({
         type: "token_usage",
@@ -416,7 +364,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
   /** Forgets a failed model call's timer. */
   override async handleLLMError(_error: unknown, runId: string, _parentRunId?: string): Promise<void> {
     this.guard(() => {
-      this.stateOf(runId)?.state.llmRuns.delete(runId);
+      this.runs.find(runId)?.state.llmRuns.delete(runId);
     });
   }
 
@@ -429,7 +377,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
   override async handleAgentAction(action: AgentAction, runId: string, _parentRunId?: string): Promise<void> {
     let stopError: RunStoppedError | undefined;
     this.guard(() => {
-      const found = this.stateOf(runId);
+      const found = this.runs.find(runId);
       if (found === undefined) return;
       const { state, context } = found;
       state.executorRunId ??= runId;
@@ -457,7 +405,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
     this.guard(() => {
       if (parentRunId === undefined || this.store.contextOf(parentRunId) === undefined) return;
       this.store.link(runId, parentRunId);
-      const found = this.stateOf(runId);
+      const found = this.runs.find(runId);
       if (found === undefined || parentRunId !== found.state.executorRunId) return;
       const toolName = (runName ?? (tool as { name?: unknown }).name ?? "").toString().toLowerCase();
       const open = found.state.steps.filter((step) => step.toolRunId === undefined && !step.refused);
@@ -472,7 +420,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
   /** Records the observation of a step (its fingerprint feeds the repeat detector and notes). */
   override async handleToolEnd(output: unknown, runId: string, _parentRunId?: string): Promise<void> {
     this.guard(() => {
-      const found = this.stateOf(runId);
+      const found = this.runs.find(runId);
       const step = found?.state.steps.find((candidate) => candidate.toolRunId === runId);
       if (found === undefined || step === undefined) return;
       const observation = this.withoutNotes(found.state, textOf(output));
@@ -493,7 +441,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
   /** Records a tool failure (AgentExecutor turns it into an observation). */
   override async handleToolError(_error: unknown, runId: string, _parentRunId?: string): Promise<void> {
     this.guard(() => {
-      const found = this.stateOf(runId);
+      const found = this.runs.find(runId);
       const step = found?.state.steps.find((candidate) => candidate.toolRunId === runId);
       if (found === undefined || step === undefined) return;
       step.toolError = true;
@@ -510,7 +458,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
    */
   override async handleAgentEnd(finish: AgentFinish, runId: string, _parentRunId?: string): Promise<void> {
     this.guard(() => {
-      const found = this.stateOf(runId);
+      const found = this.runs.find(runId);
       if (found === undefined) return;
       const { state } = found;
       this.flushAudit(state);
@@ -532,17 +480,17 @@ export class LoopControlHandler extends BaseCallbackHandler {
         this.emit({ type: "step", runId: state.runId, step: "finish" });
       }
       state.finishStopReason = graceful ? (reason as StopReason) : executorStopped ? "max_steps" : "final_answer";
-      this.writeAudit({
-        type: "reins.loop_control.step",
-        runId: state.runId,
-        step: state.steps.length + 1,
-        startedAt: new Date(now).toISOString(),
-        durations: { ...(state.lastLlmMs !== undefined ? { llmMs: state.lastLlmMs } : {}), cycleMs },
-        thought: graceful || executorStopped || returnDirect ? "" : thoughtOf(finish.log ?? ""),
-        repairs: [],
-        outcome: "finish",
-        stopReason: state.finishStopReason,
-      });
+      this.writeAudit(
+        finishAuditRecord({
+          runId: state.runId,
+          step: state.steps.length + 1,
+          atMs: now,
+          ...(state.lastLlmMs !== undefined ? { llmMs: state.lastLlmMs } : {}),
+          cycleMs,
+          thought: graceful || executorStopped || returnDirect ? "" : thoughtOf(finish.log ?? ""),
+          stopReason: state.finishStopReason,
+        }),
+      );
       state.lastLlmMs = undefined;
     });
   }
@@ -550,9 +498,9 @@ export class LoopControlHandler extends BaseCallbackHandler {
   /** Ends the run when its top-level chain ends: emits `run_end` and frees its state. */
   override async handleChainEnd(outputs: ChainValues, runId: string, _parentRunId?: string): Promise<void> {
     this.guard(() => {
-      const state = this.states.get(runId);
+      const state = this.runs.get(runId);
       if (state === undefined) {
-        this.evictedRunIds.delete(runId);
+        this.runs.forgetEvicted(runId);
         return;
       }
       const context = this.store.contextOf(runId);
@@ -579,9 +527,9 @@ export class LoopControlHandler extends BaseCallbackHandler {
   /** Ends the run when its top-level chain fails (including by this handler's own stop error). */
   override async handleChainError(error: unknown, runId: string, _parentRunId?: string): Promise<void> {
     this.guard(() => {
-      const state = this.states.get(runId);
+      const state = this.runs.get(runId);
       if (state === undefined) {
-        this.evictedRunIds.delete(runId);
+        this.runs.forgetEvicted(runId);
         return;
       }
       if (RunStoppedError.isInstance(error)) this.endRun(state, "stopped", error.stopReason);
@@ -620,55 +568,6 @@ export class LoopControlHandler extends BaseCallbackHandler {
     emitEvent(event, [this.options.metrics, this.options.onEvent], (error) => this.reportError(error));
   }
 
-  private knownParent(...candidates: Array<string | undefined>): string | undefined {
-    for (const candidate of candidates) {
-      if (typeof candidate === "string" && this.store.contextOf(candidate) !== undefined) return candidate;
-    }
-    return undefined;
-  }
-
-  /** The live run `runId` (any nested id) belongs to; marks it as active just now. */
-  private stateOf(runId: string): { state: RunState; context: RunContext } | undefined {
-    const context = this.store.contextOf(runId);
-    if (context === undefined) return undefined;
-    const state = this.states.get(context.runId);
-    if (state === undefined) return undefined;
-    state.lastSeenAtMs = this.options.now();
-    // Re-insert so `states` stays ordered from least to most recently active.
-    this.states.delete(state.runId);
-    this.states.set(state.runId, state);
-    return { state, context };
-  }
-
-  /**
-   * Drops runs idle for `runIdleTimeoutMs`, then the least recently active ones while a new run
-   * would exceed `maxActiveRuns`. Called when a run starts, so no timer is needed.
-   */
-  private evictStaleRuns(now: number): void {
-    const { runIdleTimeoutMs, maxActiveRuns } = this.options;
-    for (const state of this.states.values()) {
-      const idleMs = now - state.lastSeenAtMs;
-      if (idleMs >= runIdleTimeoutMs) this.evict(state, "idle", idleMs);
-      else if (this.states.size >= maxActiveRuns) this.evict(state, "capacity", idleMs);
-      else break;
-    }
-  }
-
-  private evict(state: RunState, reason: RunEvictionReason, idleMs: number): void {
-    this.rememberEvicted(state.runId);
-    for (const chainId of state.chainIds) this.rememberEvicted(chainId);
-    this.endRun(state, "error", "error");
-    this.reportError(new RunEvictedError({ runId: state.runId, reason, idleMs, steps: state.steps.length }));
-  }
-
-  private rememberEvicted(runId: string): void {
-    this.evictedRunIds.add(runId);
-    if (this.evictedRunIds.size > MAX_REMEMBERED_EVICTED_IDS) {
-      const oldest = this.evictedRunIds.values().next().value;
-      if (oldest !== undefined) this.evictedRunIds.delete(oldest);
-    }
-  }
-
   private startLlm(
     llm: Serialized,
     inputText: string,
@@ -681,7 +580,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
     this.guard(() => {
       if (parentRunId === undefined || this.store.contextOf(parentRunId) === undefined) return;
       this.store.link(runId, parentRunId);
-      const found = this.stateOf(runId);
+      const found = this.runs.find(runId);
       if (found === undefined) return;
       const { state, context } = found;
       const model = modelNameFrom(
@@ -699,41 +598,6 @@ export class LoopControlHandler extends BaseCallbackHandler {
       }
     });
     if (stopError !== undefined) throw stopError;
-  }
-
-  private usageOf(
-    output: LLMResult,
-    llm: LlmRunState | undefined,
-  ): { inputTokens: number; outputTokens: number; estimated: boolean } {
-    // `tokenUsage` is the provider's count; `estimatedTokenUsage` is LangChain's own estimate.
-    for (const [key, estimated] of [["tokenUsage", false], ["estimatedTokenUsage", true]] as const) {
-      const reported = output.llmOutput?.[key] as { promptTokens?: unknown; completionTokens?: unknown } | undefined;
-      if (reported !== undefined && (numberOr(reported.promptTokens) > 0 || numberOr(reported.completionTokens) > 0)) {
-        return { inputTokens: numberOr(reported.promptTokens), outputTokens: numberOr(reported.completionTokens), estimated };
-      }
-    }
-    let inputTokens = 0;
-    let outputTokens = 0;
-    let measured = false;
-    const texts: string[] = [];
-    for (const generations of output.generations ?? []) {
-      const first = generations[0];
-      if (first === undefined) continue;
-      texts.push(first.text ?? "");
-      const usage = (first as { message?: { usage_metadata?: { input_tokens?: unknown; output_tokens?: unknown } } }).message
-        ?.usage_metadata;
-      if (usage !== undefined) {
-        measured = true;
-        inputTokens += numberOr(usage.input_tokens);
-        outputTokens += numberOr(usage.output_tokens);
-      }
-    }
-    if (measured) return { inputTokens, outputTokens, estimated: false };
-    return {
-      inputTokens: llm === undefined ? 0 : this.estimate(llm.inputText),
-      outputTokens: this.estimate(texts.join("\n")),
-      estimated: true,
-    };
   }
 
   /**
@@ -759,27 +623,6 @@ export class LoopControlHandler extends BaseCallbackHandler {
     );
     return estimateTokensFromChars(text);
   }
-
-  /**
-   * The price of the first model name with an entry: exact names first (the provider's reported
-   * name, then the requested one), then the longest table key a name starts with at a `-`, `:`,
-   * `@`, `/` or `.` boundary (`gpt-4o-mini` prices `gpt-4o-mini-2024-07-18`), then `"*"`.
-   */
-  private priceOf(models: ReadonlyArray<string | undefined>): ModelPrice | undefined {
-    const prices = this.options.prices;
-    const names = models.filter((model): model is string => model !== undefined && model.length > 0);
-    for (const name of names) if (Object.hasOwn(prices, name)) return prices[name];
-    for (const name of names) {
-      let best: string | undefined;
-      for (const key of Object.keys(prices)) {
-        if (key === "*" || !name.startsWith(key) || !/^[-:@/.]/.test(name.slice(key.length))) continue;
-        if (best === undefined || key.length > best.length) best = key;
-      }
-      if (best !== undefined) return prices[best];
-    }
-    return Object.hasOwn(prices, "*") ? prices["*"] : undefined;
-  }
-
 
   private addStep(state: RunState, action: AgentAction): StepState {
     const now = this.options.now();
@@ -813,7 +656,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
 
   /** Runs loop detectors and budgets for a new step; returns the error to throw, if any. */
   private decide(state: RunState, context: RunContext, step: StepState): RunStoppedError | undefined {
-    const detection = this.detectLoop(state, step);
+    const detection = detectLoop(state.steps.slice(0, -1), step, this.options);
     if (detection !== undefined) {
       step.detection = detection;
       this.emit({ type: "loop_detection", runId: state.runId, kind: detection.kind, level: detection.level });
@@ -830,92 +673,18 @@ export class LoopControlHandler extends BaseCallbackHandler {
         const error = this.stop(state, context, step, makeError, true);
         if (error !== undefined) return error;
       } else if (detection.note !== undefined) {
-        this.addNote(state, context, detection.note);
+        this.addNote(state, context, renderLoopNote(detection.note));
       }
     }
     // Step budget: a step past the limit is refused; the step that reaches it is the last one.
-    const stepNumber = state.steps.length;
-    const { maxSteps } = this.options;
-    if (context.loop.stop === undefined && stepNumber > maxSteps) {
-      return this.stop(state, context, step, () => this.budgetError(state, "max_steps", maxSteps, maxSteps), true);
+    const stepBudget = checkStepBudget(state.steps.length, this.options, state.budgetNotes);
+    if (stepBudget.stop !== undefined && context.loop.stop === undefined) {
+      const { reason, limit, used, refuseStep } = stepBudget.stop;
+      const error = this.stop(state, context, step, () => this.budgetError(state, reason, limit, used), refuseStep);
+      if (refuseStep) return error;
     }
-    if (context.loop.stop === undefined && stepNumber === maxSteps) {
-      this.stop(state, context, step, () => this.budgetError(state, "max_steps", maxSteps, stepNumber), false);
-    } else if (
-      stepNumber < maxSteps &&
-      this.options.budgetWarnRatio < 1 &&
-      stepNumber >= Math.ceil(maxSteps * this.options.budgetWarnRatio) &&
-      !state.budgetNotes.has("max_steps")
-    ) {
-      state.budgetNotes.add("max_steps");
-      this.addNote(state, context, budgetNote("max_steps", String(maxSteps - stepNumber)));
-    }
+    this.addBudgetNotes(state, context, stepBudget.notes);
     return this.checkBudgets(state, context, step);
-  }
-
-  /**
-   * The most specific loop finding for a new action: a stop before a warning; a repeat inside a
-   * cycle of at least two full periods is reported as the cycle; stalls are checked last.
-   */
-  private detectLoop(state: RunState, step: StepState): LoopDetection | undefined {
-    if (!step.detected) return undefined;
-    const earlier = state.steps.slice(0, -1).filter((candidate) => candidate.detected);
-    const { repeat, cycle, stall } = this.options;
-    const sameObservation =
-      repeat !== false && (repeat.requireSameObservation || repeat.pollingTools.includes(step.toolName));
-    const cycleMatch = cycle === false ? undefined : detectCycle([...earlier, { key: step.key }], cycle, sameObservation);
-    const asCycle = (match: CycleMatch, level: "warn" | "stop"): LoopDetection => {
-      const count = Math.floor(match.repetitions);
-      const cycleTools = match.keys.map((key) => key.slice(0, Math.max(0, key.indexOf("\u0000"))));
-      return {
-        kind: "cycle",
-        level,
-        count,
-        period: match.period,
-        note: level === "warn" ? cycleNote({ toolName: step.toolName, count, cycleTools }) : undefined,
-      };
-    };
-    const cycleStops = cycle !== false && cycleMatch !== undefined && cycleMatch.repetitions >= cycle.stopRepetitions;
-    const multiStepCycle = cycleMatch !== undefined && cycleMatch.period > 1 ? cycleMatch : undefined;
-
-    if (repeat !== false) {
-      const { count, previous } = countRepeats(earlier, step.key, repeat);
-      if (count >= repeat.stopAt) {
-        return multiStepCycle !== undefined ? asCycle(multiStepCycle, "stop") : { kind: "repeat", level: "stop", count };
-      }
-      if (cycleStops && cycleMatch !== undefined) return asCycle(cycleMatch, "stop");
-      if (count >= repeat.warnAt) {
-        if (multiStepCycle !== undefined) return asCycle(multiStepCycle, "warn");
-        const previousObservation = (previous as StepState | undefined)?.observation;
-        return {
-          kind: "repeat",
-          level: "warn",
-          count,
-          note: repeatNote({
-            toolName: step.toolName,
-            count,
-            previousObservation:
-              previousObservation === undefined ? undefined : previewObservation(previousObservation, this.options.notePreviewChars),
-          }),
-        };
-      }
-    } else if (cycleStops && cycleMatch !== undefined) {
-      return asCycle(cycleMatch, "stop");
-    }
-    if (cycleMatch !== undefined) return asCycle(cycleMatch, "warn");
-
-    if (stall !== false && step.thoughtHash !== undefined) {
-      const thoughts: ThoughtRecord[] = [];
-      for (const candidate of earlier) {
-        if (candidate.thoughtHash !== undefined) {
-          thoughts.push({ hash: candidate.thoughtHash, novelObservation: candidate.novelObservation === true });
-        }
-      }
-      const count = countStalledThoughts(thoughts, step.thoughtHash, stall);
-      if (count >= stall.stopAt) return { kind: "stall", level: "stop", count };
-      if (count >= stall.warnAt) return { kind: "stall", level: "warn", count, note: stallNote({ toolName: step.toolName, count }) };
-    }
-    return undefined;
   }
 
   private budgetError(state: RunState, stopReason: BudgetStopReason, limit: number, used: number): BudgetExceededError {
@@ -929,27 +698,20 @@ export class LoopControlHandler extends BaseCallbackHandler {
    */
   private checkBudgets(state: RunState, context: RunContext, refuseStep?: StepState): RunStoppedError | undefined {
     if (context.loop.stop !== undefined) return undefined;
-    const elapsedMs = this.options.now() - state.startedAtMs;
-    const tokens = state.inputTokens + state.outputTokens;
-    const { maxDurationMs, maxTokens, maxCostUsd, budgetWarnRatio } = this.options;
-    const checks: Array<[BudgetStopReason, number, number]> = [
-      ["time_budget", maxDurationMs, elapsedMs],
-      ["token_budget", maxTokens, tokens],
-      ["cost_budget", maxCostUsd, state.costUsd],
-    ];
-    for (const [reason, limit, used] of checks) {
-      if (!Number.isFinite(limit)) continue;
-      if (used >= limit) {
-        const step = refuseStep ?? state.steps[state.steps.length - 1];
-        return this.stop(state, context, step, () => this.budgetError(state, reason, limit, used), refuseStep !== undefined);
-      }
-      if (budgetWarnRatio < 1 && used >= limit * budgetWarnRatio && !state.budgetNotes.has(reason)) {
-        state.budgetNotes.add(reason);
-        const remaining = reason === "time_budget" ? `${Math.max(0, Math.round((limit - used) / 1000))} s` : "";
-        this.addNote(state, context, budgetNote(reason, remaining));
-      }
+    const usage = { elapsedMs: this.options.now() - state.startedAtMs, tokens: state.inputTokens + state.outputTokens, costUsd: state.costUsd };
+    const decision = checkUsageBudgets(usage, this.options, state.budgetNotes, refuseStep !== undefined);
+    this.addBudgetNotes(state, context, decision.notes);
+    if (decision.stop === undefined) return undefined;
+    const { reason, limit, used } = decision.stop;
+    const step = refuseStep ?? state.steps[state.steps.length - 1];
+    return this.stop(state, context, step, () => this.budgetError(state, reason, limit, used), refuseStep !== undefined);
+  }
+
+  private addBudgetNotes(state: RunState, context: RunContext, notes: BudgetDecision["notes"]): void {
+    for (const note of notes) {
+      state.budgetNotes.add(note.budget);
+      this.addNote(state, context, renderLoopNote(note));
     }
-    return undefined;
   }
 
   /**
@@ -1037,51 +799,25 @@ export class LoopControlHandler extends BaseCallbackHandler {
     if (step.audited) return;
     step.audited = true;
     if (this.options.audit === undefined) return;
-    let outcome: LoopAuditOutcome = "observed";
-    if (step.refused || (step.detection?.level === "stop" && step.stopReason !== undefined)) outcome = "stopped";
-    else if (step.action.tool === EXCEPTION_TOOL_NAME) outcome = "parse_error";
-    else if (step.toolError) outcome = "tool_error";
-    else if (step.detection?.level === "warn") outcome = "warned";
-    this.writeAudit({
-      type: "reins.loop_control.step",
-      runId: state.runId,
-      step: step.index + 1,
-      startedAt: new Date(step.startedAtMs).toISOString(),
-      durations: {
-        ...(step.llmMs !== undefined ? { llmMs: step.llmMs } : {}),
-        ...(step.toolMs !== undefined ? { toolMs: step.toolMs } : {}),
-        cycleMs: step.cycleMs,
-      },
-      thought: step.thought,
-      tool: step.action.tool,
-      toolInput: step.action.toolInput,
-      ...(step.observationFingerprint !== undefined
-        ? { observationFingerprint: step.observationFingerprint, observationChars: step.observation?.length ?? 0 }
-        : {}),
-      repairs: step.repairs,
-      outcome,
-      ...(step.detection !== undefined
-        ? { detection: { kind: step.detection.kind, level: step.detection.level, count: step.detection.count } }
-        : {}),
-      ...(step.stopReason !== undefined ? { stopReason: step.stopReason } : {}),
-    });
+    this.writeAudit(
+      stepAuditRecord(state.runId, {
+        ...step,
+        tool: step.action.tool,
+        toolInput: step.action.toolInput,
+        refused: step.refused === true,
+        failed: step.toolError === true,
+        parseError: step.action.tool === EXCEPTION_TOOL_NAME,
+      }),
+    );
   }
 
   private writeAudit(record: LoopAuditRecord): void {
-    const audit = this.options.audit;
-    if (audit === undefined) return;
-    try {
-      const redacted = audit.redact === undefined ? record : audit.redact(record);
-      if (typeof audit.sink === "function") audit.sink(redacted);
-      else audit.sink.write(`${JSON.stringify(redacted)}\n`);
-    } catch (error) {
-      this.reportError(error);
-    }
+    writeAuditRecord(this.options.audit, record, (error) => this.reportError(error));
   }
 
   private endRun(state: RunState, status: RunStatus, stopReason: StopReason): void {
     this.flushAudit(state);
-    this.states.delete(state.runId);
+    this.runs.delete(state.runId);
     this.store.release(state.runId);
     this.emit({
       type: "run_end",

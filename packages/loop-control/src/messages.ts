@@ -67,3 +67,20 @@ export function previewObservation(observation: string, maxChars: number): strin
   if (oneLine.length === 0) return "(an empty result)";
   return oneLine.length <= maxChars ? oneLine : `${oneLine.slice(0, Math.max(0, maxChars - 1))}…`;
 }
+
+/**
+ * The model-facing text of a typed loop note (see `LoopNote` in loop-detection.ts): the one place
+ * a note becomes words, at the edge that shows it to the model.
+ */
+export function renderLoopNote(note: import("./loop-detection").LoopNote): string {
+  switch (note.kind) {
+    case "repeat":
+      return repeatNote(note);
+    case "cycle":
+      return cycleNote(note);
+    case "stall":
+      return stallNote(note);
+    case "budget":
+      return budgetNote(note.budget, note.remaining);
+  }
+}

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { ReplayChatModel } from "./__fixtures__/replay-chat-model";
 import { RunContextStore, type ReinsEvent } from "@reins/core";
 import { MODEL_MESSAGES, ToolExecutor } from "@reins/tool-executor";
+import { LoopControlHandler } from "@reins/loop-control";
 import { createReactAgent, ReactAgentOptionsError, ReinsReactAgent, trimContinuation } from "./index";
 import { REACT_PROMPT_TEMPLATE } from "@reins/core";
 
@@ -141,7 +142,8 @@ describe("createReactAgent", () => {
       const agent = await createReactAgent({ llm: new ReplayChatModel({ outputs: [] }), tools, prompt: REACT_PROMPT, toolExecutor });
       expect(agent.toolExecutor).toBe(toolExecutor);
       expect(agent.runContext).toBe(runContext);
-      expect(agent.loopControl?.runContext).toBe(runContext);
+      expect(agent.loopControl).toBeUndefined();
+      expect(agent.loop).toBeDefined();
       expect(toolExecutor.policyOf("capital")?.timeoutMs).toBe(1_000);
     });
 
@@ -167,18 +169,31 @@ describe("createReactAgent", () => {
   });
 
   describe("the agent it returns", () => {
-    it("is a single-action runnable with the tools and callbacks to hand over", async () => {
+    it("is a single-action runnable with the tools to hand over (plus the parse-error step's _Exception tool) and no callbacks to pass", async () => {
       const { agent } = await setUp([]);
       expect(agent.singleAction).toBe(true);
-      expect(agent.tools.map((tool) => tool.name)).toEqual(["capital", "add", "shout"]);
+      expect(agent.tools.map((tool) => tool.name)).toEqual(["capital", "add", "shout", "_Exception"]);
       expect(agent.tools.find((tool) => tool.name === "shout")?.returnDirect).toBe(true);
-      expect(agent.callbacks).toEqual([agent.loopControl]);
+      expect(agent.callbacks).toEqual([]);
+      expect(agent.loop).toBeDefined();
     });
 
-    it("shares one RunContextStore between the wrapped tools, the loop handler and the agent", async () => {
+    it("keeps _Exception out of the prompt's tool list and out of the tools the parser accepts", async () => {
       const { agent } = await setUp([]);
+      const prompt = await (agent as unknown as { prompt: { format(values: Record<string, unknown>): Promise<string> } }).prompt.format({ input: "q", agent_scratchpad: "" });
+      expect(prompt).not.toContain("_Exception");
+      const report = agent.parser.parseDetailed("Thought: x\nAction: _Exception\nAction Input: y");
+      expect(report.ok).toBe(false);
+    });
+
+    it("shares one RunContextStore between the wrapped tools and a LoopControlHandler given as loopControl (the callback path)", async () => {
+      const { tools } = makeTools();
+      const handler = new LoopControlHandler({ mode: "finish" });
+      const agent = await createReactAgent({ llm: new ReplayChatModel({ outputs: [] }), tools, prompt: REACT_PROMPT, loopControl: handler });
       expect(agent.toolExecutor?.options.runContext).toBe(agent.runContext);
       expect(agent.loopControl?.runContext).toBe(agent.runContext);
+      expect(agent.callbacks).toEqual([handler]);
+      expect(agent.loop).toBeUndefined();
     });
 
     it("binds stop: ['\\nObservation:'] and renders the tools into the prompt", async () => {
@@ -295,7 +310,8 @@ describe("createReactAgent", () => {
       });
       const repeat = "Thought: again\nAction: mimic\nAction Input: x";
       const llm = new ReplayChatModel({ outputs: [repeat, repeat, repeat, repeat] });
-      const agent = await createReactAgent({ llm, tools: [mimic], prompt: REACT_PROMPT });
+      // The callback path: a LoopControlHandler lets the third call reach the wrapped tool, which refuses it.
+      const agent = await createReactAgent({ llm, tools: [mimic], prompt: REACT_PROMPT, loopControl: new LoopControlHandler({ mode: "finish", maxSteps: 14 }) });
       const executor = new AgentExecutor({ agent, tools: agent.tools, handleParsingErrors: true, returnIntermediateSteps: true });
       const result = await run(executor, "q", path, agent.callbacks);
       const steps = result.intermediateSteps as Array<{ observation: string }>;
@@ -356,12 +372,18 @@ describe("createReactAgent", () => {
     });
   });
 
-  describe("when a run is started without agent.callbacks", () => {
+  describe("when a run is started without agent.callbacks on the callback path", () => {
     afterEach(() => jest.restoreAllMocks());
 
-    it("still answers, and warns once per agent that loop control is off", async () => {
+    it("still answers, and warns once per agent that the LoopControlHandler is off", async () => {
       const warn = jest.spyOn(process, "emitWarning").mockImplementation(() => undefined);
-      const { executor, agent } = await setUp(["Final Answer: one", "Final Answer: two"]);
+      const agent = await createReactAgent({
+        llm: new ReplayChatModel({ outputs: ["Final Answer: one", "Final Answer: two"] }),
+        tools: makeTools().tools,
+        prompt: REACT_PROMPT,
+        loopControl: new LoopControlHandler({ mode: "finish" }),
+      });
+      const executor = new AgentExecutor({ agent, tools: agent.tools });
       expect((await executor.invoke({ input: "q1" })).output).toBe("one");
       expect((await executor.invoke({ input: "q2" })).output).toBe("two");
       const ours = warn.mock.calls.filter((call) => (call[1] as { code?: string } | undefined)?.code === "REINS_AGENT_CALLBACKS_MISSING");

@@ -61,3 +61,38 @@ export class ReactAgentOptionsError extends ReactAgentError {
     return typeof error === "object" && error !== null && REACT_AGENT_OPTIONS_ERROR_MARKER in error;
   }
 }
+
+const REACT_AGENT_TOOLS_ERROR_MARKER = Symbol.for("reins.react_agent.tools_error");
+
+/** Options of {@link ReactAgentToolsError}. */
+export interface ReactAgentToolsErrorOptions extends ReactAgentErrorOptions {
+  /** The tool whose call showed that the executor has the original tools. */
+  toolName: string;
+}
+
+/**
+ * The `AgentExecutor` runs the tools given to `createReactAgent` instead of `agent.tools`: its
+ * calls bypass the ToolExecutor and the observation cleaner (a throwing tool then shows the
+ * model `""`). Thrown from the agent's next planning call, so the run fails at its first step.
+ */
+export class ReactAgentToolsError extends ReactAgentError {
+  private readonly [REACT_AGENT_TOOLS_ERROR_MARKER] = true;
+  readonly toolName: string;
+
+  constructor(options: ReactAgentToolsErrorOptions) {
+    super({
+      message:
+        options.message ??
+        `The AgentExecutor called tool "${options.toolName}" without Reins' wrapper: it was given the tools passed to createReactAgent. ` +
+          "Build it with new AgentExecutor({ agent, tools: agent.tools }).",
+      cause: options.cause,
+    });
+    this.name = "ReactAgentToolsError";
+    this.toolName = options.toolName;
+  }
+
+  /** True when `error` is a `ReactAgentToolsError` (from any copy of this package). */
+  static isInstance(error: unknown): error is ReactAgentToolsError {
+    return typeof error === "object" && error !== null && REACT_AGENT_TOOLS_ERROR_MARKER in error;
+  }
+}

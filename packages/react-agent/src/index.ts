@@ -1,21 +1,25 @@
+export { createReactAgent, pickRunContext } from "./create-react-agent";
 export {
-  createReactAgent,
   DEFAULT_REACT_AGENT_OPTIONS,
-  ReinsReactAgent,
+  REQUIRED_PROMPT_VARIABLES,
   resolveReactAgentOptions,
-  trimContinuation,
   type CreateReactAgentOptions,
   type ReactAgentInput,
   type ReactAgentLoopControlOptions,
   type ReactAgentParserOptions,
   type ReactAgentTool,
-  type ReinsReactAgentFields,
   type ResolvedReactAgentOptions,
-} from "./create-react-agent";
+} from "./react-agent-options";
+export { ReinsReactAgent, type ReinsReactAgentFields } from "./reins-react-agent";
+export { trimContinuation } from "./react-step-parser";
+export { ReActExceptionTool } from "./exception-tool";
+export { readReinsAgentOutput, type ReinsAgentFinding, type ReinsAgentOutput } from "./agent-output";
 export { formatReActScratchpad, renderToolDescriptions } from "./scratchpad";
 export {
   ReactAgentError,
   ReactAgentOptionsError,
+  ReactAgentToolsError,
   type ReactAgentErrorOptions,
   type ReactAgentOptionsErrorOptions,
+  type ReactAgentToolsErrorOptions,
 } from "./errors";

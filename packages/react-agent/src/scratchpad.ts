@@ -9,16 +9,21 @@ import type { AgentStep } from "@langchain/core/agents";
  * @param steps - the executor's intermediate steps, oldest first
  * @param observationPrefix - label before each observation
  * @param llmPrefix - label the model continues from
+ * @param notesOf - model-facing notes to show after a step's observation (Reins' loop notes,
+ *   written by the agent at this edge so they reach the model whatever wraps the tools)
  * @returns the scratchpad text (`""` for no steps)
  */
 export function formatReActScratchpad(
   steps: readonly AgentStep[],
   observationPrefix = "Observation: ",
   llmPrefix = "Thought: ",
+  notesOf?: (step: AgentStep) => string | undefined,
 ): string {
   let scratchpad = "";
-  for (const { action, observation } of steps) {
-    scratchpad += [action.log, `\n${observationPrefix}${String(observation)}`, llmPrefix].join("\n");
+  for (const step of steps) {
+    const notes = notesOf?.(step);
+    const observation = notes === undefined ? String(step.observation) : `${String(step.observation)}\n\n${notes}`;
+    scratchpad += [step.action.log, `\n${observationPrefix}${observation}`, llmPrefix].join("\n");
   }
   return scratchpad;
 }

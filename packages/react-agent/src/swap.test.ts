@@ -50,34 +50,41 @@ describe("createReactAgent as a swap for LangChain's", () => {
     });
   });
 
-  describe("with each handleParsingErrors form", () => {
+  describe("with each handleParsingErrors form (given to createReactAgent; the executor needs none)", () => {
     const unknownTool = "Thought: look it up\nAction: wikipedia\nAction Input: France";
 
-    type HandleParsingErrors = NonNullable<ConstructorParameters<typeof AgentExecutor>[0]["handleParsingErrors"]>;
+    type HandleParsingErrors = NonNullable<Parameters<typeof createReactAgent>[0]["handleParsingErrors"]>;
 
-    async function runWith(handleParsingErrors: HandleParsingErrors) {
+    async function runWith(handleParsingErrors: HandleParsingErrors | undefined, executorHandles?: boolean) {
       const llm = new ReplayChatModel({ outputs: [unknownTool, "Thought: done\nFinal Answer: Paris"] });
-      const agent = await createReactAgent({ llm, tools: [capitalTool()], prompt: REACT_PROMPT });
-      const executor = new AgentExecutor({ agent, tools: agent.tools, handleParsingErrors });
-      const result = await executor.invoke({ input: "capital of France?" }, { callbacks: agent.callbacks });
+      const agent = await createReactAgent({ llm, tools: [capitalTool()], prompt: REACT_PROMPT, ...(handleParsingErrors === undefined ? {} : { handleParsingErrors }) });
+      const executor = new AgentExecutor({ agent, tools: agent.tools, ...(executorHandles === undefined ? {} : { handleParsingErrors: executorHandles }) });
+      const result = await executor.invoke({ input: "capital of France?" });
       return { result, retryPrompt: llm.calls[1]?.prompt ?? "", agent };
     }
 
-    it("false (the stock default): throws the parser's OutputParserException out of invoke, naming the valid tools", async () => {
+    it("false: throws the parser's OutputParserException out of plan, so the executor's stock default throws it out of invoke", async () => {
       const error = await runWith(false).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(OutputParserException);
       expect((error as Error).message).toContain("'wikipedia' is not a valid tool");
       expect((error as Error).message).toContain("capital");
     });
 
-    it("true: the model gets the parser's specific corrective observation and its own reply", async () => {
-      const { result, retryPrompt, agent } = await runWith(true);
+    it("false, with the executor's handleParsingErrors: true: LangChain feeds the parser's observation back", async () => {
+      const { result, retryPrompt } = await runWith(false, true);
       expect(result.output).toBe("Paris");
+      expect(retryPrompt).toContain(`${unknownTool}\n\nObservation: 'wikipedia' is not a valid tool.`);
+    });
+
+    it("true (the default): the model gets the parser's specific corrective observation and its own reply", async () => {
+      const { result, retryPrompt, agent } = await runWith(undefined);
+      expect(result.output).toBe("Paris");
+      expect(result.stopReason).toBe("final_answer");
       expect(retryPrompt).toContain(`${unknownTool}\n\nObservation: 'wikipedia' is not a valid tool.`);
       expect(agent.runContext.size).toBe(0);
     });
 
-    it("a string: LangChain uses it as the observation", async () => {
+    it("a string: used as the observation", async () => {
       const { result, retryPrompt } = await runWith("Check your output and make sure it conforms!");
       expect(result.output).toBe("Paris");
       expect(retryPrompt).toContain("Observation: Check your output and make sure it conforms!");
@@ -87,7 +94,7 @@ describe("createReactAgent as a swap for LangChain's", () => {
       const seen: unknown[] = [];
       const { result, retryPrompt } = await runWith((error) => {
         seen.push(error);
-        return `Fix this: ${error instanceof OutputParserException ? (error.observation ?? "") : error.message}`;
+        return `Fix this: ${error.observation ?? ""}`;
       });
       expect(result.output).toBe("Paris");
       expect(seen[0]).toBeInstanceOf(OutputParserException);

@@ -41,6 +41,13 @@ const ledgers = new WeakMap<object, ConfirmationLedger>();
  * The confirmation state of one run. `runKey` is the object that stands for the run (today the
  * ToolExecutor's per-run slot); keeping the lookup here lets run identity change in one place.
  */
+/**
+ * Most dry-run keys one ledger holds; the oldest is dropped first (it then gets a new dry run and
+ * token). Bounds the ledger of a long-lived executor that stands for "the run" when calls carry
+ * no run id (the callback-free `stream()`/`invoke()` paths).
+ */
+export const MAX_LEDGER_ENTRIES = 4096;
+
 export function confirmationLedgerOf(runKey: object): ConfirmationLedger {
   let ledger = ledgers.get(runKey);
   if (ledger === undefined) {
@@ -104,5 +111,10 @@ export async function decideSideEffectCall(request: SideEffectCallRequest): Prom
   }
   const token = createConfirmationToken();
   ledger.set(key, token);
+  while (ledger.size > MAX_LEDGER_ENTRIES) {
+    const oldest = ledger.keys().next().value;
+    if (oldest === undefined) break;
+    ledger.delete(oldest);
+  }
   return { proceed: false, reason: "dry_run", token };
 }
