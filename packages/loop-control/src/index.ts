@@ -1,4 +1,5 @@
-export { LoopControlHandler, type LoopRunSnapshot } from "./loop-control-handler";
+export { LoopControlHandler } from "./loop-control-handler";
+export type { LoopRunSnapshot } from "./run-state";
 export { thoughtOf } from "./thought";
 export {
   DEFAULT_LOOP_CONTROL_OPTIONS,
