@@ -6,7 +6,8 @@ import { ScriptedChatModel } from "@reins/testing";
 import { RunContextStore, type ReinsEvent } from "@reins/core";
 import { MODEL_MESSAGES, ToolExecutor } from "@reins/tool-executor";
 import { LoopControlHandler } from "@reins/loop-control";
-import { createReactAgent, ReactAgentOptionsError, ReinsReactAgent, trimContinuation } from "./index";
+import { createReactAgent, ReactAgentOptionsError, ReinsReactAgent } from "./index";
+import { trimContinuation } from "./react-step-parser";
 import { REACT_PROMPT_TEMPLATE } from "@reins/core";
 
 // LangChain's hwchase17/react prompt, verbatim.
