@@ -1,11 +1,10 @@
-import type { RunContext } from "@reins/core";
+import type { ReinsEvent, RunContext } from "@reins/core";
 import { checkStepBudget, checkUsageBudgets, type BudgetDecision } from "./budgets";
 import { BudgetExceededError, LoopStoppedError, type BudgetStopReason, type LoopStopReason, type RunStoppedError } from "./errors";
 import { detectLoop } from "./loop-detection";
 import type { ResolvedLoopControlOptions } from "./loop-control-options";
 import { renderLoopNote } from "./messages";
 import { completedSteps, type RunState, type StepState } from "./run-state";
-import type { ReinsEvent } from "@reins/core";
 
 /** What {@link RunStopDecisions} needs from its handler. */
 export interface RunStopDecisionsDeps {
@@ -68,7 +67,7 @@ export class RunStopDecisions {
     return this.checkBudgets(state, context, step);
   }
 
-  budgetError(state: RunState, stopReason: BudgetStopReason, limit: number, used: number): BudgetExceededError {
+  private budgetError(state: RunState, stopReason: BudgetStopReason, limit: number, used: number): BudgetExceededError {
     return new BudgetExceededError({ stopReason, runId: state.runId, steps: completedSteps(state), limit, used });
   }
 
@@ -88,7 +87,7 @@ export class RunStopDecisions {
     return this.stop(state, context, step, () => this.budgetError(state, reason, limit, used), refuseStep !== undefined);
   }
 
-  addBudgetNotes(state: RunState, context: RunContext, notes: BudgetDecision["notes"]): void {
+  private addBudgetNotes(state: RunState, context: RunContext, notes: BudgetDecision["notes"]): void {
     for (const note of notes) {
       state.budgetNotes.add(note.budget);
       this.addNote(state, context, renderLoopNote(note));
@@ -100,7 +99,7 @@ export class RunStopDecisions {
    * throw now when `refuse` (the step's tool never runs), or keeps it for the next model start or
    * action.
    */
-  stop(
+  private stop(
     state: RunState,
     context: RunContext,
     step: StepState | undefined,
@@ -133,7 +132,7 @@ export class RunStopDecisions {
   }
 
   /** Marks `step` as refused (its tool never runs) and returns the error to throw. */
-  refuse(state: RunState, step: StepState, makeError: () => RunStoppedError): RunStoppedError {
+  private refuse(state: RunState, step: StepState, makeError: () => RunStoppedError): RunStoppedError {
     step.refused = true;
     state.thrown = true;
     const error = makeError();
@@ -143,7 +142,7 @@ export class RunStopDecisions {
   }
 
   /** Queues a note for the model's next observation (appended by Reins' wrapped tools). */
-  addNote(state: RunState, context: RunContext, note: string): void {
+  private addNote(state: RunState, context: RunContext, note: string): void {
     context.loop.pendingNotes.push(note);
     state.issuedNotes.add(note);
   }
