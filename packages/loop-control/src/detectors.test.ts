@@ -1,15 +1,8 @@
 import { actionKey } from "@reins/core";
-import {
-  DEFAULT_LOOP_CONTROL_OPTIONS,
-  countRepeats,
-  countStalledThoughts,
-  intendedActionOf,
-  detectCycle,
-  hammingDistance,
-  simHash,
-  thoughtOf,
-  type ActionRecord,
-} from "./index";
+import { DEFAULT_LOOP_CONTROL_OPTIONS, countRepeats, countStalledThoughts, detectCycle, simHash, type ActionRecord } from "./index";
+import { intendedActionOf } from "./detectors";
+import { hammingDistance } from "./simhash";
+import { thoughtOf } from "./thought";
 
 const repeat = DEFAULT_LOOP_CONTROL_OPTIONS.repeat;
 const cycle = DEFAULT_LOOP_CONTROL_OPTIONS.cycle;

@@ -1,7 +1,6 @@
 import type { AgentAction, AgentStep } from "@langchain/core/agents";
-import type { StopReason } from "@reins/core";
+import { ReinsError, brandReinsError, type StopReason } from "@reins/core";
 
-const LOOP_CONTROL_ERROR_MARKER = Symbol.for("reins.loop_control.error");
 
 /** Options common to every `@reins/loop-control` error. */
 export interface ReinsLoopControlErrorOptions {
@@ -13,21 +12,18 @@ export interface ReinsLoopControlErrorOptions {
  * Base class of every error `@reins/loop-control` throws. Recognise one across package copies with
  * {@link ReinsLoopControlError.isInstance} rather than `instanceof`.
  */
-export class ReinsLoopControlError extends Error {
-  private readonly [LOOP_CONTROL_ERROR_MARKER] = true;
+export class ReinsLoopControlError extends ReinsError {
+  static {
+    brandReinsError(this, "loop-control", "ReinsLoopControlError");
+  }
+
 
   constructor(options: ReinsLoopControlErrorOptions & { message: string }) {
     super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "ReinsLoopControlError";
   }
-
-  /** True when `error` is a `ReinsLoopControlError` (from any copy of this package). */
-  static isInstance(error: unknown): error is ReinsLoopControlError {
-    return typeof error === "object" && error !== null && LOOP_CONTROL_ERROR_MARKER in error;
-  }
 }
 
-const RUN_STOPPED_ERROR_MARKER = Symbol.for("reins.loop_control.run_stopped_error");
 
 /** Facts every stop error carries. */
 export interface RunStoppedErrorOptions extends ReinsLoopControlErrorOptions {
@@ -44,7 +40,10 @@ export interface RunStoppedErrorOptions extends ReinsLoopControlErrorOptions {
  * {@link LoopStoppedError} and {@link BudgetExceededError}; `steps` holds what was found so far.
  */
 export class RunStoppedError extends ReinsLoopControlError {
-  private readonly [RUN_STOPPED_ERROR_MARKER] = true;
+  static {
+    brandReinsError(this, "loop-control", "RunStoppedError");
+  }
+
   readonly stopReason: StopReason;
   readonly runId: string;
   /**
@@ -63,14 +62,8 @@ export class RunStoppedError extends ReinsLoopControlError {
     this.runId = options.runId;
     this.steps = Object.freeze([...options.steps]);
   }
-
-  /** True when `error` is a `RunStoppedError` (either leaf, from any copy of this package). */
-  static isInstance(error: unknown): error is RunStoppedError {
-    return typeof error === "object" && error !== null && RUN_STOPPED_ERROR_MARKER in error;
-  }
 }
 
-const LOOP_STOPPED_ERROR_MARKER = Symbol.for("reins.loop_control.loop_stopped_error");
 
 /** The loop kinds that end a run with {@link LoopStoppedError}. */
 export type LoopStopReason = Extract<StopReason, "repeat" | "cycle" | "stall">;
@@ -101,7 +94,10 @@ export interface LoopStoppedErrorOptions extends RunStoppedErrorOptions {
  * ```
  */
 export class LoopStoppedError extends RunStoppedError {
-  private readonly [LOOP_STOPPED_ERROR_MARKER] = true;
+  static {
+    brandReinsError(this, "loop-control", "LoopStoppedError");
+  }
+
   declare readonly stopReason: LoopStopReason;
   readonly action: AgentAction;
   readonly repetitions: number;
@@ -119,11 +115,6 @@ export class LoopStoppedError extends RunStoppedError {
     this.repetitions = options.repetitions;
     if (options.period !== undefined) this.period = options.period;
   }
-
-  /** True when `error` is a `LoopStoppedError` (from any copy of this package). */
-  static isInstance(error: unknown): error is LoopStoppedError {
-    return typeof error === "object" && error !== null && LOOP_STOPPED_ERROR_MARKER in error;
-  }
 }
 
 function describeLoop(options: LoopStoppedErrorOptions): string {
@@ -137,7 +128,6 @@ function describeLoop(options: LoopStoppedErrorOptions): string {
   }
 }
 
-const BUDGET_ERROR_MARKER = Symbol.for("reins.loop_control.budget_exceeded_error");
 
 /** The budgets that end a run with {@link BudgetExceededError}. */
 export type BudgetStopReason = Extract<StopReason, "max_steps" | "time_budget" | "token_budget" | "cost_budget">;
@@ -160,7 +150,10 @@ const BUDGET_UNITS: Readonly<Record<BudgetStopReason, string>> = Object.freeze({
 
 /** The run used up its step, time, token or cost budget. */
 export class BudgetExceededError extends RunStoppedError {
-  private readonly [BUDGET_ERROR_MARKER] = true;
+  static {
+    brandReinsError(this, "loop-control", "BudgetExceededError");
+  }
+
   declare readonly stopReason: BudgetStopReason;
   readonly limit: number;
   readonly used: number;
@@ -176,22 +169,19 @@ export class BudgetExceededError extends RunStoppedError {
     this.limit = options.limit;
     this.used = options.used;
   }
-
-  /** True when `error` is a `BudgetExceededError` (from any copy of this package). */
-  static isInstance(error: unknown): error is BudgetExceededError {
-    return typeof error === "object" && error !== null && BUDGET_ERROR_MARKER in error;
-  }
 }
 
 function formatAmount(value: number): string {
   return Number.isInteger(value) ? String(value) : value.toFixed(4);
 }
 
-const OPTIONS_ERROR_MARKER = Symbol.for("reins.loop_control.options_error");
 
 /** An option passed to `LoopControlHandler` is invalid. */
 export class LoopControlOptionsError extends ReinsLoopControlError {
-  private readonly [OPTIONS_ERROR_MARKER] = true;
+  static {
+    brandReinsError(this, "loop-control", "LoopControlOptionsError");
+  }
+
   /** The option at fault, e.g. `repeat.stopAt`. */
   readonly field: string;
   readonly value: unknown;
@@ -205,14 +195,8 @@ export class LoopControlOptionsError extends ReinsLoopControlError {
     this.field = options.field;
     this.value = options.value;
   }
-
-  /** True when `error` is a `LoopControlOptionsError` (from any copy of this package). */
-  static isInstance(error: unknown): error is LoopControlOptionsError {
-    return typeof error === "object" && error !== null && OPTIONS_ERROR_MARKER in error;
-  }
 }
 
-const RUN_EVICTED_ERROR_MARKER = Symbol.for("reins.loop_control.run_evicted_error");
 
 /** Why a run's state was evicted: no callback for `runIdleTimeoutMs`, or `maxActiveRuns` reached. */
 export type RunEvictionReason = "idle" | "capacity";
@@ -235,7 +219,10 @@ export interface RunEvictedErrorOptions extends ReinsLoopControlErrorOptions {
  * (`status: "error"`); later callbacks of that run are ignored.
  */
 export class RunEvictedError extends ReinsLoopControlError {
-  private readonly [RUN_EVICTED_ERROR_MARKER] = true;
+  static {
+    brandReinsError(this, "loop-control", "RunEvictedError");
+  }
+
   /** The top-level run id. */
   readonly runId: string;
   /** `idle`: no callback for `runIdleTimeoutMs`; `capacity`: `maxActiveRuns` was reached. */
@@ -259,10 +246,5 @@ export class RunEvictedError extends ReinsLoopControlError {
     this.reason = options.reason;
     this.idleMs = options.idleMs;
     this.steps = options.steps;
-  }
-
-  /** True when `error` is a `RunEvictedError` (from any copy of this package). */
-  static isInstance(error: unknown): error is RunEvictedError {
-    return typeof error === "object" && error !== null && RUN_EVICTED_ERROR_MARKER in error;
   }
 }

@@ -1,5 +1,8 @@
-export { LoopControlHandler, type LoopRunSnapshot } from "./loop-control-handler";
-export { thoughtOf } from "./thought";
+// Kept for @reins/agent-middleware's loop-monitor.ts: the pure detectors (countRepeats, detectCycle,
+// countStalledThoughts, toolNameOf, ActionRecord, ThoughtRecord), simHash and the note texts
+// (repeatNote, cycleNote, stallNote, budgetNote, previewObservation).
+export { LoopControlHandler } from "./loop-control-handler";
+export type { LoopRunSnapshot } from "./run-state";
 export {
   DEFAULT_LOOP_CONTROL_OPTIONS,
   estimateTokensFromChars,
@@ -20,13 +23,10 @@ export {
   type RepeatDetectorOptions,
   type StallDetectorOptions,
   type ThoughtRecord,
-  intendedActionOf,
-  type IntendedAction,
 } from "./detectors";
-export { hammingDistance, simHash, thoughtWords, type SimHash } from "./simhash";
+export { simHash, type SimHash } from "./simhash";
 export type { LoopAuditOutcome, LoopAuditRecord, LoopAuditSink } from "./audit";
 export {
-  EXCEPTION_TOOL_NAME,
   budgetNote,
   renderLoopNote,
   cycleNote,

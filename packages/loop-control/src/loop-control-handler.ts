@@ -1,137 +1,30 @@
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
-import type { AgentAction, AgentFinish, AgentStep } from "@langchain/core/agents";
+import type { AgentAction, AgentFinish } from "@langchain/core/agents";
 import type { Serialized } from "@langchain/core/load/serializable";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import type { ChainValues } from "@langchain/core/utils/types";
 import {
   RunContextStore,
-  STOP_REASONS,
-  actionKey,
   emitEvent,
   fingerprintObservation,
-  type LoopKind,
-  type LoopStopDecision,
   type ReinsEvent,
-  type RunContext,
   type RunStatus,
   type StopReason,
 } from "@reins/core";
-import type { LoopAuditRecord } from "./audit";
-import { finishAuditRecord, stepAuditRecord, writeAuditRecord } from "./step-audit";
-import { intendedActionOf } from "./detectors";
-import {
-  BudgetExceededError,
-  LoopControlOptionsError,
-  LoopStoppedError,
-  RunEvictedError,
-  RunStoppedError,
-  type BudgetStopReason,
-  type LoopStopReason,
-} from "./errors";
-import { detectLoop, type LoopDetection } from "./loop-detection";
-import { EXCEPTION_TOOL_NAME, renderLoopNote } from "./messages";
-import { checkStepBudget, checkUsageBudgets, type BudgetDecision } from "./budgets";
+import { finishAuditRecord } from "./step-audit";
+import { RunEvictedError, RunStoppedError } from "./errors";
+import { EXCEPTION_TOOL_NAME } from "./messages";
 import { costUsdOf, findModelPrice } from "./model-prices";
 import { RunRegistry } from "./run-registry";
+import { reportToOnError } from "./report-error";
+import { finishKindOf, runEndOf } from "./run-outcome";
+import { RunAudit } from "./run-audit";
+import { newRunState, newStep, openStepForTool, snapshotOf, withoutNotes, type LoopRunSnapshot, type RunState, type StepState } from "./run-state";
+import { RunStopDecisions } from "./stop-decision";
 import { thoughtOf } from "./thought";
-import { modelNameFrom, textOf, usageOfLlmResult } from "./token-usage";
-import {
-  estimateTokensFromChars,
-  resolveLoopControlOptions,
-  type LoopControlOptions,
-  type ModelPrice,
-  type ResolvedLoopControlOptions,
-} from "./loop-control-options";
-import { simHash, type SimHash } from "./simhash";
-
-const STOP_REASON_SET: ReadonlySet<string> = new Set<StopReason>(STOP_REASONS);
-
-/** AgentExecutor's own answer when it runs out of iterations (LangChain 0.3 and 1.x wordings). */
-const EXECUTOR_STOPPED_OUTPUT = /^Agent stopped due to (iteration limit|max iterations)/;
-
-
-interface StepState {
-  readonly index: number;
-  readonly action: AgentAction;
-  readonly key: string;
-  /** The tool the detectors count: the action's, or for a rejected reply the one it named. */
-  readonly toolName: string;
-  readonly detected: boolean;
-  readonly thought: string;
-  readonly thoughtHash: SimHash | undefined;
-  readonly startedAtMs: number;
-  readonly llmMs: number | undefined;
-  readonly cycleMs: number;
-  readonly repairs: readonly string[];
-  toolRunId?: string;
-  toolStartedAtMs?: number;
-  toolMs?: number;
-  observation?: string;
-  observationFingerprint?: string;
-  /** True when this observation's fingerprint had not been seen earlier in the run. */
-  novelObservation?: boolean;
-  toolError?: boolean;
-  detection?: LoopDetection;
-  refused?: boolean;
-  stopReason?: StopReason;
-  audited?: boolean;
-}
-
-interface LlmRunState {
-  readonly startedAtMs: number;
-  readonly inputText: string;
-  readonly model: string | undefined;
-}
-
-interface RunState {
-  readonly runId: string;
-  readonly startedAtMs: number;
-  /** When the handler last saw a callback of this run (idle eviction). */
-  lastSeenAtMs: number;
-  /** Nested chain run ids linked to this run, remembered when the run is evicted. */
-  readonly chainIds: Set<string>;
-  executorRunId?: string;
-  readonly steps: StepState[];
-  readonly llmRuns: Map<string, LlmRunState>;
-  lastLlmMs?: number;
-  lastDecisionAtMs: number;
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number;
-  /** Builds the stop error thrown at the next model start or action (`mode: "throw"`). */
-  pending?: () => RunStoppedError;
-  /**
-   * A stop decided when the last allowed step was chosen: published to the run context only once
-   * that step's tool has run (or the next planning starts), so the step itself is not refused.
-   */
-  deferredStop?: LoopStopDecision;
-  thrown: boolean;
-  readonly budgetNotes: Set<BudgetStopReason>;
-  /** Fingerprints of every observation seen in the run. */
-  readonly observationFingerprints: Set<string>;
-  /** Notes this handler queued; removed again from observations before they are compared. */
-  readonly issuedNotes: Set<string>;
-  finishStopReason?: StopReason;
-}
-
-/** A read-only view of a live run, for diagnostics and demos. */
-export interface LoopRunSnapshot {
-  readonly runId: string;
-  readonly steps: number;
-  readonly elapsedMs: number;
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-  readonly costUsd: number;
-  readonly stop: RunContext["loop"]["stop"];
-  readonly pendingNotes: readonly string[];
-}
-
-/** Repairs a hand-built agent put on the action (`action.repairs`, string[]), for the audit. */
-function repairsOf(action: AgentAction): readonly string[] {
-  const repairs = (action as AgentAction & { repairs?: unknown }).repairs;
-  return Array.isArray(repairs) ? repairs.filter((repair): repair is string => typeof repair === "string") : [];
-}
+import { estimateTokensSafely, modelNameFrom, modelNamesOfLlmResult, textOf, usageOfLlmResult } from "./token-usage";
+import { resolveLoopControlOptions, type LoopControlOptions, type ResolvedLoopControlOptions } from "./loop-control-options";
 
 /**
  * A LangChain callback handler that ends ReAct runs that loop or overrun their budgets — the
@@ -187,6 +80,10 @@ export class LoopControlHandler extends BaseCallbackHandler {
   private readonly store: RunContextStore;
   /** Live runs, least recently active first, and the ids of evicted ones. */
   private readonly runs: RunRegistry<RunState>;
+  /** The JSONL audit trail (`audit` option). */
+  private readonly auditor: RunAudit;
+  /** Loop detectors, budgets and the stop bookkeeping of every run. */
+  private readonly stops: RunStopDecisions;
 
   /**
    * @param options - see {@link LoopControlOptions}
@@ -199,6 +96,12 @@ export class LoopControlHandler extends BaseCallbackHandler {
     this.options = resolveLoopControlOptions(options);
     this.store = this.options.runContext ?? new RunContextStore({ now: this.options.now });
     this.runs = new RunRegistry(this.store, this.options.now);
+    this.auditor = new RunAudit(this.options.audit, (error) => this.reportError(error));
+    this.stops = new RunStopDecisions({
+      options: this.options,
+      emit: (event) => this.emit(event),
+      audit: (state, step) => this.auditor.step(state, step),
+    });
   }
 
   /** The run-context store the handler registers runs in. */
@@ -221,16 +124,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
     const context = this.store.contextOf(runId);
     const state = context === undefined ? undefined : this.runs.get(context.runId);
     if (context === undefined || state === undefined) return undefined;
-    return {
-      runId: state.runId,
-      steps: state.steps.length,
-      elapsedMs: this.options.now() - state.startedAtMs,
-      inputTokens: state.inputTokens,
-      outputTokens: state.outputTokens,
-      costUsd: state.costUsd,
-      stop: context.loop.stop,
-      pendingNotes: [...context.loop.pendingNotes],
-    };
+    return snapshotOf(state, context, this.options.now());
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -257,7 +151,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
         this.store.link(runId, parent);
         const found = this.runs.find(runId);
         found?.state.chainIds.add(runId);
-        if (found !== undefined) this.publishDeferredStop(found.state, found.context);
+        if (found !== undefined) this.stops.publishDeferred(found.state, found.context);
         return;
       }
       // A late chain of a run that was evicted: not a new run.
@@ -277,22 +171,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
       const context = this.store.start(runId);
       // Published so wrapped tools bound every call by the run's remaining time.
       if (Number.isFinite(this.options.maxDurationMs)) context.deadlineAtMs = now + this.options.maxDurationMs;
-      this.runs.add({
-        runId,
-        startedAtMs: now,
-        lastSeenAtMs: now,
-        chainIds: new Set(),
-        steps: [],
-        llmRuns: new Map(),
-        lastDecisionAtMs: now,
-        inputTokens: 0,
-        outputTokens: 0,
-        costUsd: 0,
-        thrown: false,
-        budgetNotes: new Set(),
-        observationFingerprints: new Set(),
-        issuedNotes: new Set(),
-      });
+      this.runs.add(newRunState(runId, now));
       this.emit({ type: "run_start", runId });
     });
   }
@@ -320,10 +199,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
     _tags?: string[],
     metadata?: Record<string, unknown>,
   ): Promise<void> {
-    const text = messages
-      .flat()
-      .map((message) => textOf(message))
-      .join("\n");
+    const text = messages.flat().map((message) => textOf(message)).join("\n");
     this.startLlm(llm, text, runId, parentRunId, extraParams, metadata);
   }
 
@@ -340,24 +216,14 @@ export class LoopControlHandler extends BaseCallbackHandler {
         state.lastLlmMs = now - llm.startedAtMs;
         this.emit({ type: "step_duration", runId: state.runId, phase: "llm", durationMs: state.lastLlmMs });
       }
-      const usage = usageOfLlmResult(output, llm?.inputText, (text) => this.estimate(text));
+      const usage = usageOfLlmResult(output, llm?.inputText, (text) => estimateTokensSafely(this.options.estimateTokens, text, (error) => this.reportError(error)));
       state.inputTokens += usage.inputTokens;
       state.outputTokens += usage.outputTokens;
-      const responseModels = (output.generations ?? []).flatMap((generations) =>
-        generations.map((generation) => (generation as { message?: { response_metadata?: unknown } }).message?.response_metadata),
-      );
-      const price = findModelPrice(this.options.prices, [modelNameFrom(output.llmOutput), modelNameFrom(...responseModels), llm?.model]);
-      if (price !== undefined) {
-        state.costUsd += costUsdOf(usage, price);
-      }
-      this.emit({
-        type: "token_usage",
-        runId: state.runId,
-        inputTokens: usage.inputTokens,
-        outputTokens: usage.outputTokens,
-        estimated: usage.estimated,
-      });
-      this.checkBudgets(state, context);
+      const price = findModelPrice(this.options.prices, modelNamesOfLlmResult(output, llm?.model));
+      if (price !== undefined) state.costUsd += costUsdOf(usage, price);
+      const { inputTokens, outputTokens, estimated } = usage;
+      this.emit({ type: "token_usage", runId: state.runId, inputTokens, outputTokens, estimated });
+      this.stops.checkBudgets(state, context);
     });
   }
 
@@ -381,13 +247,9 @@ export class LoopControlHandler extends BaseCallbackHandler {
       if (found === undefined) return;
       const { state, context } = found;
       state.executorRunId ??= runId;
-      this.flushAudit(state);
+      this.auditor.flush(state);
       const step = this.addStep(state, action);
-      if (this.options.mode === "throw" && state.pending !== undefined && !state.thrown) {
-        stopError = this.refuse(state, step, state.pending);
-        return;
-      }
-      stopError = this.decide(state, context, step);
+      stopError = this.stops.pendingError(state, step) ?? this.stops.decide(state, context, step);
     });
     if (stopError !== undefined) throw stopError;
   }
@@ -408,9 +270,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
       const found = this.runs.find(runId);
       if (found === undefined || parentRunId !== found.state.executorRunId) return;
       const toolName = (runName ?? (tool as { name?: unknown }).name ?? "").toString().toLowerCase();
-      const open = found.state.steps.filter((step) => step.toolRunId === undefined && !step.refused);
-      const step =
-        [...open].reverse().find((candidate) => candidate.action.tool.toLowerCase() === toolName) ?? open[open.length - 1];
+      const step = openStepForTool(found.state, toolName);
       if (step === undefined) return;
       step.toolRunId = runId;
       step.toolStartedAtMs = this.options.now();
@@ -423,18 +283,18 @@ export class LoopControlHandler extends BaseCallbackHandler {
       const found = this.runs.find(runId);
       const step = found?.state.steps.find((candidate) => candidate.toolRunId === runId);
       if (found === undefined || step === undefined) return;
-      const observation = this.withoutNotes(found.state, textOf(output));
+      const observation = withoutNotes(found.state, textOf(output));
       step.observation = observation;
       step.observationFingerprint = fingerprintObservation(observation);
       step.novelObservation = !found.state.observationFingerprints.has(step.observationFingerprint);
       found.state.observationFingerprints.add(step.observationFingerprint);
       this.finishTool(found.state, step);
       if (step.action.tool !== EXCEPTION_TOOL_NAME) this.emit({ type: "step", runId: found.state.runId, step: "observation" });
-      this.audit(found.state, step);
+      this.auditor.step(found.state, step);
       // Budgets first: the step has run, so a budget it used up is published now, before the
       // model plans again (a tool cut by the run's time budget must end the run).
-      this.checkBudgets(found.state, found.context);
-      this.publishDeferredStop(found.state, found.context);
+      this.stops.checkBudgets(found.state, found.context);
+      this.stops.publishDeferred(found.state, found.context);
     });
   }
 
@@ -446,8 +306,8 @@ export class LoopControlHandler extends BaseCallbackHandler {
       if (found === undefined || step === undefined) return;
       step.toolError = true;
       this.finishTool(found.state, step);
-      this.audit(found.state, step);
-      this.publishDeferredStop(found.state, found.context);
+      this.auditor.step(found.state, step);
+      this.stops.publishDeferred(found.state, found.context);
     });
   }
 
@@ -461,33 +321,28 @@ export class LoopControlHandler extends BaseCallbackHandler {
       const found = this.runs.find(runId);
       if (found === undefined) return;
       const { state } = found;
-      this.flushAudit(state);
-      const reason = finish.returnValues?.stopReason;
-      const graceful = typeof reason === "string" && STOP_REASON_SET.has(reason) && reason !== "final_answer";
-      const output = finish.returnValues?.output;
-      const executorStopped = typeof output === "string" && EXECUTOR_STOPPED_OUTPUT.test(output);
-      // AgentExecutor ends a run on a returnDirect tool with an empty log: no model turn.
-      const returnDirect = !graceful && !executorStopped && (finish.log ?? "").trim().length === 0 && state.steps.length > 0;
+      this.auditor.flush(state);
+      const { modelTurn, stopReason } = finishKindOf(finish, state.steps.length);
       const now = this.options.now();
       const cycleMs = now - state.lastDecisionAtMs;
       state.lastDecisionAtMs = now;
       // Only the model's own answer is a model turn (thought) and a finish; a graceful stop's
       // answer and AgentExecutor's iteration-limit answer are counted by stops_total instead, so
       // action + finish never exceeds thought (the thought/action gap stays ≥ 0).
-      if (!graceful && !executorStopped && !returnDirect) {
+      if (modelTurn) {
         this.emit({ type: "step", runId: state.runId, step: "thought" });
         this.emit({ type: "step_duration", runId: state.runId, phase: "cycle", durationMs: cycleMs });
         this.emit({ type: "step", runId: state.runId, step: "finish" });
       }
-      state.finishStopReason = graceful ? (reason as StopReason) : executorStopped ? "max_steps" : "final_answer";
-      this.writeAudit(
+      state.finishStopReason = stopReason;
+      this.auditor.write(
         finishAuditRecord({
           runId: state.runId,
           step: state.steps.length + 1,
           atMs: now,
           ...(state.lastLlmMs !== undefined ? { llmMs: state.lastLlmMs } : {}),
           cycleMs,
-          thought: graceful || executorStopped || returnDirect ? "" : thoughtOf(finish.log ?? ""),
+          thought: modelTurn ? thoughtOf(finish.log ?? "") : "",
           stopReason: state.finishStopReason,
         }),
       );
@@ -503,23 +358,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
         this.runs.forgetEvicted(runId);
         return;
       }
-      const context = this.store.contextOf(runId);
-      const output = outputs?.output;
-      let status: RunStatus = "success";
-      let stopReason: StopReason = "final_answer";
-      // When the model answered, a budget its last call crossed (a stop still pending) refused
-      // nothing: the run is a success.
-      const answered = state.finishStopReason === "final_answer";
-      if (state.finishStopReason !== undefined && !answered) {
-        status = "stopped";
-        stopReason = state.finishStopReason;
-      } else if (!answered && context?.loop.stop !== undefined) {
-        status = "stopped";
-        stopReason = context.loop.stop.reason;
-      } else if (typeof output === "string" && EXECUTOR_STOPPED_OUTPUT.test(output)) {
-        status = "stopped";
-        stopReason = "max_steps";
-      }
+      const { status, stopReason } = runEndOf(state, this.store.contextOf(runId), outputs?.output);
       this.endRun(state, status, stopReason);
     });
   }
@@ -548,20 +387,9 @@ export class LoopControlHandler extends BaseCallbackHandler {
     }
   }
 
-  /**
-   * Hands an error to `onError`. An `onError` that throws must not break the run either: both
-   * errors then go to a process warning.
-   */
+  /** Hands an error to `onError` (see `reportToOnError`: a throwing `onError` breaks nothing). */
   private reportError(error: unknown): void {
-    try {
-      this.options.onError(error);
-    } catch (onErrorFailure) {
-      const describe = (value: unknown): string => (value instanceof Error ? value.message : String(value));
-      process.emitWarning(
-        `LoopControlHandler: onError threw (${describe(onErrorFailure)}) while reporting: ${describe(error)}`,
-        { code: "REINS_LOOP_CONTROL" },
-      );
-    }
+    reportToOnError(this.options.onError, error, "LoopControlHandler");
   }
 
   private emit(event: ReinsEvent): void {
@@ -583,68 +411,20 @@ export class LoopControlHandler extends BaseCallbackHandler {
       const found = this.runs.find(runId);
       if (found === undefined) return;
       const { state, context } = found;
-      const model = modelNameFrom(
-        extraParams?.invocation_params,
-        metadata,
-        (llm as { kwargs?: unknown }).kwargs,
-      );
+      const model = modelNameFrom(extraParams?.invocation_params, metadata, (llm as { kwargs?: unknown }).kwargs);
       state.llmRuns.set(runId, { startedAtMs: this.options.now(), inputText, model });
-      this.checkBudgets(state, context);
+      this.stops.checkBudgets(state, context);
       // `thrown` stays false: a model call inside a tool (a nested chain) may have its error
       // swallowed by the executor's tool error handling, so the next action throws again.
-      if (this.options.mode === "throw" && state.pending !== undefined && !state.thrown) {
-        state.llmRuns.delete(runId);
-        stopError = state.pending();
-      }
+      stopError = this.stops.pendingError(state);
+      if (stopError !== undefined) state.llmRuns.delete(runId);
     });
     if (stopError !== undefined) throw stopError;
   }
 
-  /**
-   * Tokens of `text` by the `estimateTokens` option. A throw, or a result that is not a finite
-   * number ≥ 0 (a Promise, NaN), is reported to `onError` and replaced by the characters ÷ 4
-   * estimate, so the call's usage still counts toward the budgets.
-   */
-  private estimate(text: string): number {
-    let tokens: unknown;
-    try {
-      tokens = this.options.estimateTokens(text);
-    } catch (error) {
-      this.reportError(error);
-      return estimateTokensFromChars(text);
-    }
-    if (typeof tokens === "number" && Number.isFinite(tokens) && tokens >= 0) return tokens;
-    this.reportError(
-      new LoopControlOptionsError({
-        field: "estimateTokens",
-        value: tokens,
-        reason: `it returned ${String(tokens)} instead of a finite number ≥ 0; characters ÷ 4 were counted instead`,
-      }),
-    );
-    return estimateTokensFromChars(text);
-  }
-
   private addStep(state: RunState, action: AgentAction): StepState {
     const now = this.options.now();
-    const thought = thoughtOf(action.log ?? "");
-    // A skipped step (a parse error) still counts when the rejected reply named an action.
-    const ignored = this.options.ignoreTools.includes(action.tool);
-    const intended = ignored ? intendedActionOf(action.log ?? "") : undefined;
-    const detected = !ignored || intended !== undefined;
-    const counted = intended ?? action;
-    const step: StepState = {
-      index: state.steps.length,
-      action,
-      key: actionKey(counted.tool, counted.toolInput),
-      toolName: counted.tool,
-      detected,
-      thought,
-      thoughtHash: detected && this.options.stall !== false ? simHash(thought) : undefined,
-      startedAtMs: now,
-      llmMs: state.lastLlmMs,
-      cycleMs: now - state.lastDecisionAtMs,
-      repairs: repairsOf(action),
-    };
+    const step = newStep(state, action, this.options, now);
     state.lastLlmMs = undefined;
     state.lastDecisionAtMs = now;
     state.steps.push(step);
@@ -654,177 +434,17 @@ export class LoopControlHandler extends BaseCallbackHandler {
     return step;
   }
 
-  /** Runs loop detectors and budgets for a new step; returns the error to throw, if any. */
-  private decide(state: RunState, context: RunContext, step: StepState): RunStoppedError | undefined {
-    const detection = detectLoop(state.steps.slice(0, -1), step, this.options);
-    if (detection !== undefined) {
-      step.detection = detection;
-      this.emit({ type: "loop_detection", runId: state.runId, kind: detection.kind, level: detection.level });
-      if (detection.level === "stop") {
-        const makeError = (): RunStoppedError =>
-          new LoopStoppedError({
-            stopReason: detection.kind as LoopStopReason,
-            runId: state.runId,
-            steps: this.completedSteps(state),
-            action: step.action,
-            repetitions: detection.count,
-            ...(detection.period !== undefined ? { period: detection.period } : {}),
-          });
-        const error = this.stop(state, context, step, makeError, true);
-        if (error !== undefined) return error;
-      } else if (detection.note !== undefined) {
-        this.addNote(state, context, renderLoopNote(detection.note));
-      }
-    }
-    // Step budget: a step past the limit is refused; the step that reaches it is the last one.
-    const stepBudget = checkStepBudget(state.steps.length, this.options, state.budgetNotes);
-    if (stepBudget.stop !== undefined && context.loop.stop === undefined) {
-      const { reason, limit, used, refuseStep } = stepBudget.stop;
-      const error = this.stop(state, context, step, () => this.budgetError(state, reason, limit, used), refuseStep);
-      if (refuseStep) return error;
-    }
-    this.addBudgetNotes(state, context, stepBudget.notes);
-    return this.checkBudgets(state, context, step);
-  }
-
-  private budgetError(state: RunState, stopReason: BudgetStopReason, limit: number, used: number): BudgetExceededError {
-    return new BudgetExceededError({ stopReason, runId: state.runId, steps: this.completedSteps(state), limit, used });
-  }
-
-  /**
-   * Checks time, token and cost budgets. With `refuseStep` (a new action), a used-up budget
-   * refuses it at once in `mode: "throw"`; otherwise the stop waits for the next model start or
-   * action.
-   */
-  private checkBudgets(state: RunState, context: RunContext, refuseStep?: StepState): RunStoppedError | undefined {
-    if (context.loop.stop !== undefined) return undefined;
-    const usage = { elapsedMs: this.options.now() - state.startedAtMs, tokens: state.inputTokens + state.outputTokens, costUsd: state.costUsd };
-    const decision = checkUsageBudgets(usage, this.options, state.budgetNotes, refuseStep !== undefined);
-    this.addBudgetNotes(state, context, decision.notes);
-    if (decision.stop === undefined) return undefined;
-    const { reason, limit, used } = decision.stop;
-    const step = refuseStep ?? state.steps[state.steps.length - 1];
-    return this.stop(state, context, step, () => this.budgetError(state, reason, limit, used), refuseStep !== undefined);
-  }
-
-  private addBudgetNotes(state: RunState, context: RunContext, notes: BudgetDecision["notes"]): void {
-    for (const note of notes) {
-      state.budgetNotes.add(note.budget);
-      this.addNote(state, context, renderLoopNote(note));
-    }
-  }
-
-  /**
-   * Records a stop decision in `RunContext.loop.stop`. In `mode: "throw"`, returns the error to
-   * throw now when `refuse` (the step's tool never runs), or keeps it for the next model start or
-   * action.
-   */
-  private stop(
-    state: RunState,
-    context: RunContext,
-    step: StepState | undefined,
-    makeError: () => RunStoppedError,
-    refuse: boolean,
-  ): RunStoppedError | undefined {
-    const refusing = refuse && step !== undefined && this.options.mode === "throw" && !state.thrown;
-    if (refusing) step.refused = true;
-    const decision = makeError();
-    if (context.loop.stop === undefined) {
-      const stop = { reason: decision.stopReason, message: decision.message };
-      // The step that reaches a limit still runs: wrapped tools refuse calls once a stop is set.
-      if (refuse || step === undefined) context.loop.stop = stop;
-      else state.deferredStop ??= stop;
-    }
-    if (step !== undefined) step.stopReason = decision.stopReason;
-    if (this.options.mode !== "throw" || state.thrown) return undefined;
-    if (!refusing) {
-      state.pending ??= makeError;
-      return undefined;
-    }
-    return this.refuse(state, step, makeError);
-  }
-
-  /** Publishes a stop decided for the last allowed step, once that step has run. */
-  private publishDeferredStop(state: RunState, context: RunContext): void {
-    if (state.deferredStop === undefined) return;
-    context.loop.stop ??= state.deferredStop;
-    state.deferredStop = undefined;
-  }
-
-  /** Marks `step` as refused (its tool never runs) and returns the error to throw. */
-  private refuse(state: RunState, step: StepState, makeError: () => RunStoppedError): RunStoppedError {
-    step.refused = true;
-    state.thrown = true;
-    const error = makeError();
-    step.stopReason = error.stopReason;
-    this.audit(state, step);
-    return error;
-  }
-
-  /** Queues a note for the model's next observation (appended by Reins' wrapped tools). */
-  private addNote(state: RunState, context: RunContext, note: string): void {
-    context.loop.pendingNotes.push(note);
-    state.issuedNotes.add(note);
-  }
-
-  /**
-   * The tool's own output: the notes this handler queued, which the wrapped tool appended, are
-   * removed so they neither make equal results look different nor get quoted back in a note.
-   */
-  private withoutNotes(state: RunState, observation: string): string {
-    let result = observation;
-    for (const note of state.issuedNotes) {
-      if (result.includes(note)) result = result.split(note).join("");
-    }
-    return result === observation ? observation : result.trim();
-  }
-
-  private completedSteps(state: RunState): AgentStep[] {
-    return state.steps
-      .filter((step) => !step.refused)
-      .map((step) => ({ action: step.action, observation: step.observation ?? "" }));
-  }
-
+  /** Times the step's tool run. */
   private finishTool(state: RunState, step: StepState): void {
     if (step.toolStartedAtMs === undefined) return;
     step.toolMs = this.options.now() - step.toolStartedAtMs;
     this.emit({ type: "step_duration", runId: state.runId, phase: "tool", durationMs: step.toolMs });
   }
 
-  private flushAudit(state: RunState): void {
-    for (const step of state.steps) if (!step.audited) this.audit(state, step);
-  }
-
-  private audit(state: RunState, step: StepState): void {
-    if (step.audited) return;
-    step.audited = true;
-    if (this.options.audit === undefined) return;
-    this.writeAudit(
-      stepAuditRecord(state.runId, {
-        ...step,
-        tool: step.action.tool,
-        toolInput: step.action.toolInput,
-        refused: step.refused === true,
-        failed: step.toolError === true,
-        parseError: step.action.tool === EXCEPTION_TOOL_NAME,
-      }),
-    );
-  }
-
-  private writeAudit(record: LoopAuditRecord): void {
-    writeAuditRecord(this.options.audit, record, (error) => this.reportError(error));
-  }
-
   private endRun(state: RunState, status: RunStatus, stopReason: StopReason): void {
-    this.flushAudit(state);
+    this.auditor.flush(state);
     this.runs.delete(state.runId);
     this.store.release(state.runId);
-    this.emit({
-      type: "run_end",
-      runId: state.runId,
-      status,
-      stopReason,
-      durationMs: this.options.now() - state.startedAtMs,
-    });
+    this.emit({ type: "run_end", runId: state.runId, status, stopReason, durationMs: this.options.now() - state.startedAtMs });
   }
 }

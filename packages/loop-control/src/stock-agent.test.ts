@@ -2,7 +2,7 @@ import { AgentExecutor, createReactAgent } from "@langchain/classic/agents";
 import { PromptTemplate } from "@langchain/core/prompts";
 import { DynamicTool } from "@langchain/core/tools";
 import { BudgetExceededError, LoopControlHandler, LoopStoppedError, RunStoppedError } from "./index";
-import { ReplayChatModel } from "./__fixtures__/replay-chat-model";
+import { ReplayChatModel } from "@reins/testing";
 import { REACT_PROMPT_TEMPLATE } from "@reins/core";
 
 const PROMPT = PromptTemplate.fromTemplate(REACT_PROMPT_TEMPLATE);

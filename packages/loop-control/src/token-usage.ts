@@ -1,3 +1,5 @@
+import { LoopControlOptionsError } from "./errors";
+import { estimateTokensFromChars } from "./loop-control-options";
 import type { LLMResult } from "@langchain/core/outputs";
 import { stableStringify } from "@reins/core";
 
@@ -114,4 +116,43 @@ export function usageOfReply(reply: unknown, inputText: string | (() => string),
 export function modelNameOfReply(reply: unknown): string | undefined {
   if (reply === null || typeof reply !== "object") return undefined;
   return modelNameFrom((reply as { response_metadata?: unknown }).response_metadata);
+}
+
+/**
+ * Tokens of `text` by the `estimateTokens` option. A throw, or a result that is not a finite
+ * number ≥ 0 (a Promise, NaN), is reported to `reportError` and replaced by the characters ÷ 4
+ * estimate, so the call's usage still counts toward the budgets.
+ */
+export function estimateTokensSafely(
+  estimateTokens: (text: string) => unknown,
+  text: string,
+  reportError: (error: unknown) => void,
+): number {
+  let tokens: unknown;
+  try {
+    tokens = estimateTokens(text);
+  } catch (error) {
+    reportError(error);
+    return estimateTokensFromChars(text);
+  }
+  if (typeof tokens === "number" && Number.isFinite(tokens) && tokens >= 0) return tokens;
+  reportError(
+    new LoopControlOptionsError({
+      field: "estimateTokens",
+      value: tokens,
+      reason: `it returned ${String(tokens)} instead of a finite number ≥ 0; characters ÷ 4 were counted instead`,
+    }),
+  );
+  return estimateTokensFromChars(text);
+}
+
+/**
+ * The model names of a finished call, most authoritative first: the provider's (`llmOutput`, then
+ * each generation's `response_metadata`), then `requested` (the name the call was started with).
+ */
+export function modelNamesOfLlmResult(output: LLMResult, requested: string | undefined): Array<string | undefined> {
+  const responseModels = (output.generations ?? []).flatMap((generations) =>
+    generations.map((generation) => (generation as { message?: { response_metadata?: unknown } }).message?.response_metadata),
+  );
+  return [modelNameFrom(output.llmOutput), modelNameFrom(...responseModels), requested];
 }

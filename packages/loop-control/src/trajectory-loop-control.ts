@@ -1,75 +1,22 @@
 import { randomUUID } from "node:crypto";
 import type { AgentAction, AgentStep } from "@langchain/core/agents";
-import { actionKey, emitEvent, fingerprintObservation, type LoopStopDecision, type ReinsEvent, type RunStatus, type StopReason } from "@reins/core";
+import { actionKey, emitEvent, fingerprintObservation, type ReinsEvent, type RunStatus, type StopReason } from "@reins/core";
 import type { LoopAuditRecord } from "./audit";
 import { finishAuditRecord, stepAuditRecord, writeAuditRecord } from "./step-audit";
 import { checkStepBudget, checkUsageBudgets, type BudgetDecision, type BudgetStop } from "./budgets";
 import { intendedActionOf } from "./detectors";
-import { BudgetExceededError, LoopControlOptionsError, LoopStoppedError, type BudgetStopReason, type LoopStopReason, type RunStoppedError } from "./errors";
-import { detectLoop, type LoopDetection, type LoopNote, type LoopStepRecord } from "./loop-detection";
-import { estimateTokensFromChars, resolveLoopControlOptions, type LoopControlOptions, type ResolvedLoopControlOptions } from "./loop-control-options";
+import { BudgetExceededError, LoopStoppedError, type LoopStopReason, type RunStoppedError } from "./errors";
+import { detectLoop, type LoopNote } from "./loop-detection";
+import { resolveLoopControlOptions, type LoopControlOptions, type ResolvedLoopControlOptions } from "./loop-control-options";
 import { EXCEPTION_TOOL_NAME } from "./messages";
 import { costUsdOf, findModelPrice } from "./model-prices";
 import { simHash } from "./simhash";
 import { thoughtOf } from "./thought";
-import { modelNameOfReply, textOf, usageOfReply } from "./token-usage";
+import { estimateTokensSafely, modelNameOfReply, textOf, usageOfReply } from "./token-usage";
+import { reportToOnError } from "./report-error";
+import type { ActionVerdict, TrajectoryRun, TrajectoryStepRecord } from "./trajectory-run";
 
-/** One step of a run as the controller keeps it (typed facts; no model-facing text). */
-export interface TrajectoryStepRecord extends LoopStepRecord {
-  readonly index: number;
-  readonly action: AgentAction;
-  readonly thought: string;
-  readonly chosenAtMs: number;
-  readonly llmMs: number | undefined;
-  readonly cycleMs: number;
-  /** Repairs the parser applied to the reply (from its report, not from the action). */
-  readonly repairs: readonly string[];
-  observation?: string;
-  observationFingerprint?: string;
-  novelObservation?: boolean;
-  toolMs?: number;
-  detection?: LoopDetection;
-  /** Notes for the model, shown after this step's observation. */
-  readonly notes: LoopNote[];
-  stopReason?: StopReason;
-  /** The call's outcome when the agent learnt it from the tool wrapper: true for failed or refused. */
-  failed?: boolean;
-}
-
-/**
- * The loop state of one run on the callback-free path. Found from the trajectory (see
- * {@link TrajectoryLoopControl.runOf}); freed with the trajectory's objects.
- */
-export interface TrajectoryRun {
-  /** A random id for events and audit records (no LangChain run id exists on this path). */
-  readonly runId: string;
-  readonly startedAtMs: number;
-  readonly steps: TrajectoryStepRecord[];
-  /** Steps of the executor's trajectory already taken in. */
-  seen: number;
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number;
-  lastDecisionAtMs: number;
-  lastLlmMs?: number;
-  readonly budgetNotes: Set<BudgetStopReason>;
-  readonly observationFingerprints: Set<string>;
-  /** The run's stop decision, once made. Never withdrawn. */
-  stop?: LoopStopDecision & { readonly error: RunStoppedError };
-  /** A stop decided for the last allowed step: it takes effect once that step has run. */
-  deferredStop?: LoopStopDecision & { readonly error: RunStoppedError };
-  ended: boolean;
-  /** Notes not yet tied to a step (a budget crossed before the run's first action). */
-  readonly looseNotes: LoopNote[];
-  /** Set while the run waits to be adopted from its rejected first reply (see `rejectedFirstReply`). */
-  orphanKey?: string;
-}
-
-/** What {@link TrajectoryLoopControl.actionChosen} decided. */
-export interface ActionVerdict {
-  /** Set when the action must not run: the run stops now, before its tool is called. */
-  readonly stop?: LoopStopDecision & { readonly error: RunStoppedError };
-}
+export type { ActionVerdict, TrajectoryRun, TrajectoryStepRecord } from "./trajectory-run";
 
 /** Most orphaned first-call states kept (a run whose first reply was rejected on `stream()`). */
 const MAX_ORPHANS = 1024;
@@ -160,7 +107,7 @@ export class TrajectoryLoopControl {
   modelReplied(run: TrajectoryRun, reply: unknown, inputText: () => string, durationMs: number): void {
     run.lastLlmMs = durationMs;
     this.emit({ type: "step_duration", runId: run.runId, phase: "llm", durationMs });
-    const usage = usageOfReply(reply, inputText, (text) => this.estimate(text));
+    const usage = usageOfReply(reply, inputText, (text) => estimateTokensSafely(this.options.estimateTokens, text, (error) => this.reportError(error)));
     run.inputTokens += usage.inputTokens;
     run.outputTokens += usage.outputTokens;
     const price = findModelPrice(this.options.prices, [modelNameOfReply(reply)]);
@@ -437,25 +384,6 @@ export class TrajectoryLoopControl {
     return run.steps.filter((step) => step.observation !== undefined).map((step) => ({ action: step.action, observation: step.observation ?? "" }));
   }
 
-  private estimate(text: string): number {
-    let tokens: unknown;
-    try {
-      tokens = this.options.estimateTokens(text);
-    } catch (error) {
-      this.reportError(error);
-      return estimateTokensFromChars(text);
-    }
-    if (typeof tokens === "number" && Number.isFinite(tokens) && tokens >= 0) return tokens;
-    this.reportError(
-      new LoopControlOptionsError({
-        field: "estimateTokens",
-        value: tokens,
-        reason: `it returned ${String(tokens)} instead of a finite number ≥ 0; characters ÷ 4 were counted instead`,
-      }),
-    );
-    return estimateTokensFromChars(text);
-  }
-
   private readonly audited = new WeakSet<TrajectoryStepRecord>();
 
   private audit(run: TrajectoryRun, step: TrajectoryStepRecord, refused = false): void {
@@ -489,13 +417,6 @@ export class TrajectoryLoopControl {
   }
 
   private reportError(error: unknown): void {
-    try {
-      this.options.onError(error);
-    } catch (onErrorFailure) {
-      const describe = (value: unknown): string => (value instanceof Error ? value.message : String(value));
-      process.emitWarning(`TrajectoryLoopControl: onError threw (${describe(onErrorFailure)}) while reporting: ${describe(error)}`, {
-        code: "REINS_LOOP_CONTROL",
-      });
-    }
+    reportToOnError(this.options.onError, error, "TrajectoryLoopControl");
   }
 }

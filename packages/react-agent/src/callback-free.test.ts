@@ -3,14 +3,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { AgentExecutor } from "@langchain/classic/agents";
-import { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import type { ChatResult } from "@langchain/core/outputs";
 import { PromptTemplate } from "@langchain/core/prompts";
 import { DynamicStructuredTool, DynamicTool } from "@langchain/core/tools";
 import { z } from "zod";
 import { REACT_PROMPT_TEMPLATE, type ReinsEvent } from "@reins/core";
-import { ReplayChatModel } from "./__fixtures__/replay-chat-model";
+import { ReplayChatModel, ScriptedChatModel } from "@reins/testing";
 import { createReactAgent, readReinsAgentOutput, ReactAgentToolsError } from "./index";
 
 const REACT_PROMPT = PromptTemplate.fromTemplate(REACT_PROMPT_TEMPLATE);
@@ -53,28 +50,6 @@ async function runOn(executor: AgentExecutor, input: string, path: Path): Promis
   return merged;
 }
 
-/** A chat model that reports provider usage in `usage_metadata`, as every major integration does. */
-class UsageReportingModel extends BaseChatModel {
-  readonly prompts: string[] = [];
-  constructor(
-    private readonly replies: string[],
-    private readonly inputTokens: number,
-  ) {
-    super({});
-  }
-
-  _llmType(): string {
-    return "usage-reporting";
-  }
-
-  async _generate(messages: BaseMessage[]): Promise<ChatResult> {
-    this.prompts.push(messages.map((message) => String(message.content)).join("\n"));
-    const text = this.replies[Math.min(this.prompts.length - 1, this.replies.length - 1)];
-    const message = new AIMessage({ content: text, usage_metadata: { input_tokens: this.inputTokens, output_tokens: 10, total_tokens: this.inputTokens + 10 } });
-    return { generations: [{ text, message }] };
-  }
-}
-
 describe("createReactAgent without callbacks", () => {
   describe("the README's swap", () => {
     const readme = readFileSync(join(__dirname, "../../../README.md"), "utf8");
@@ -95,7 +70,7 @@ describe("createReactAgent without callbacks", () => {
       it("answers with stopReason final_answer, and a looping run ends gracefully with stopReason repeat", async () => {
         const calls: string[] = [];
         const answering = await createReactAgent({
-          llm: new ReplayChatModel({ outputs: ["Thought: look\nAction: capital\nAction Input: France", "Thought: done\nFinal Answer: Paris"] }),
+          llm: new ScriptedChatModel({ chunkChars: 7, replies: ["Thought: look\nAction: capital\nAction Input: France", "Thought: done\nFinal Answer: Paris"] }),
           tools: [capitalTool(calls)],
           prompt: REACT_PROMPT,
         });
@@ -103,7 +78,7 @@ describe("createReactAgent without callbacks", () => {
         expect(readReinsAgentOutput(answered)).toMatchObject({ output: "Paris", stopReason: "final_answer", findings: [] });
 
         const repeat = "Thought: again\nAction: capital\nAction Input: France";
-        const looping = await createReactAgent({ llm: new ReplayChatModel({ outputs: [repeat, repeat, repeat, repeat] }), tools: [capitalTool(calls)], prompt: REACT_PROMPT });
+        const looping = await createReactAgent({ llm: new ScriptedChatModel({ chunkChars: 7, replies: [repeat, repeat, repeat, repeat] }), tools: [capitalTool(calls)], prompt: REACT_PROMPT });
         const stopped = await runOn(new AgentExecutor({ agent: looping, tools: looping.tools }), "capital of France?", path);
         const output = readReinsAgentOutput(stopped);
         expect(output.stopReason).toBe("repeat");
@@ -115,14 +90,18 @@ describe("createReactAgent without callbacks", () => {
 
       it("ends a run that never answers with the graceful max_steps finish within the stock maxIterations", async () => {
         const outputs = Array.from({ length: 20 }, (_, index) => `Thought: candidate ${index}\nAction: capital\nAction Input: Country ${index}`);
-        const agent = await createReactAgent({ llm: new ReplayChatModel({ outputs }), tools: [capitalTool()], prompt: REACT_PROMPT });
+        const agent = await createReactAgent({ llm: new ScriptedChatModel({ chunkChars: 7, replies: outputs }), tools: [capitalTool()], prompt: REACT_PROMPT });
         const result = await runOn(new AgentExecutor({ agent, tools: agent.tools }), "q", path);
         expect(readReinsAgentOutput(result)).toMatchObject({ stopReason: "max_steps", executorLimit: false });
         expect(String(result.output)).toContain("I reached the maximum number of steps");
       });
 
       it("counts tokens from the reply's usage_metadata and stops on the token budget", async () => {
-        const llm = new UsageReportingModel(["Thought: a\nAction: capital\nAction Input: France", "Thought: b\nAction: capital\nAction Input: Japan", "Final Answer: x"], 600);
+        const llm = new ReplayChatModel({
+          // Provider usage in `usage_metadata`, as every major integration reports it.
+          replies: ["Thought: a\nAction: capital\nAction Input: France", "Thought: b\nAction: capital\nAction Input: Japan", "Final Answer: x"],
+          usage: { inputTokens: 600, outputTokens: 10 },
+        });
         const agent = await createReactAgent({ llm, tools: [capitalTool()], prompt: REACT_PROMPT, loopControl: { maxTokens: 1_000 } });
         const result = await runOn(new AgentExecutor({ agent, tools: agent.tools }), "q", path);
         expect(result.stopReason).toBe("token_budget");
@@ -132,7 +111,7 @@ describe("createReactAgent without callbacks", () => {
       it("emits run and step events for metrics with no handler attached", async () => {
         const events: ReinsEvent[] = [];
         const agent = await createReactAgent({
-          llm: new ReplayChatModel({ outputs: ["Thought: look\nAction: capital\nAction Input: France", "Thought: done\nFinal Answer: Paris"] }),
+          llm: new ScriptedChatModel({ chunkChars: 7, replies: ["Thought: look\nAction: capital\nAction Input: France", "Thought: done\nFinal Answer: Paris"] }),
           tools: [capitalTool()],
           prompt: REACT_PROMPT,
           onEvent: (event) => events.push(event),
@@ -154,7 +133,7 @@ describe("createReactAgent without callbacks", () => {
     it.each(PATHS)("fails at the run's first step with a ReactAgentToolsError naming the fix (%s)", async (path) => {
       const tools = [capitalTool()];
       const agent = await createReactAgent({
-        llm: new ReplayChatModel({ outputs: ["Thought: look\nAction: capital\nAction Input: France", "Final Answer: Paris"] }),
+        llm: new ScriptedChatModel({ chunkChars: 7, replies: ["Thought: look\nAction: capital\nAction Input: France", "Final Answer: Paris"] }),
         tools,
         prompt: REACT_PROMPT,
       });
@@ -165,7 +144,7 @@ describe("createReactAgent without callbacks", () => {
 
     it("is also caught when the first reply is rejected on stream (the executor finds no _Exception tool)", async () => {
       const tools = [capitalTool()];
-      const agent = await createReactAgent({ llm: new ReplayChatModel({ outputs: ["Thought: I should think about this more.", "Final Answer: Paris"] }), tools, prompt: REACT_PROMPT });
+      const agent = await createReactAgent({ llm: new ScriptedChatModel({ chunkChars: 7, replies: ["Thought: I should think about this more.", "Final Answer: Paris"] }), tools, prompt: REACT_PROMPT });
       const error = await runOn(new AgentExecutor({ agent, tools }), "q", "stream").catch((caught: unknown) => caught);
       expect(ReactAgentToolsError.isInstance(error)).toBe(true);
     });
@@ -187,7 +166,7 @@ describe("createReactAgent without callbacks", () => {
     it.each(REJECTED)("gives the model the same corrective text on invoke, stream and streamEvents: %s", async (_kind, reply) => {
       const texts: string[] = [];
       for (const path of PATHS) {
-        const llm = new ReplayChatModel({ outputs: [reply, "Thought: done\nFinal Answer: Paris"] });
+        const llm = new ScriptedChatModel({ chunkChars: 7, replies: [reply, "Thought: done\nFinal Answer: Paris"] });
         const agent = await createReactAgent({ llm, tools: [capitalTool(), addTool()], prompt: REACT_PROMPT });
         const result = await runOn(new AgentExecutor({ agent, tools: agent.tools }), "q", path);
         expect(result.stopReason).toBe("final_answer");
@@ -208,7 +187,7 @@ describe("createReactAgent without callbacks", () => {
     it("leaves the rejection to the executor and ends the run once, as a success", async () => {
       const events: ReinsEvent[] = [];
       const agent = await createReactAgent({
-        llm: new ReplayChatModel({ outputs: ["Thought: x\nAction: wikipedia\nAction Input: y", "Final Answer: Paris"] }),
+        llm: new ScriptedChatModel({ chunkChars: 7, replies: ["Thought: x\nAction: wikipedia\nAction Input: y", "Final Answer: Paris"] }),
         tools: [capitalTool()],
         prompt: REACT_PROMPT,
         handleParsingErrors: false,
@@ -225,7 +204,7 @@ describe("createReactAgent without callbacks", () => {
       const records: Array<{ outcome: string; repairs: readonly string[] }> = [];
       const reply = "**Thought:** look it up\n**Action:** capital\n**Action Input:** France";
       const agent = await createReactAgent({
-        llm: new ReplayChatModel({ outputs: [reply, "Final Answer: Paris"] }),
+        llm: new ScriptedChatModel({ chunkChars: 7, replies: [reply, "Final Answer: Paris"] }),
         tools: [capitalTool()],
         prompt: REACT_PROMPT,
         loopControl: { audit: { sink: (record) => records.push(record) } },
@@ -251,7 +230,7 @@ describe("createReactAgent without callbacks", () => {
       });
       const m = "Thought: m\nAction: mimic\nAction Input: x";
       const b = "Thought: b\nAction: broken\nAction Input: y";
-      const llm = new ReplayChatModel({ outputs: [m, b, m, b, m, b, m] });
+      const llm = new ScriptedChatModel({ chunkChars: 7, replies: [m, b, m, b, m, b, m] });
       const agent = await createReactAgent({ llm, tools: [mimic, broken], prompt: REACT_PROMPT, toolExecutor: { defaults: { retry: false } } });
       const result = readReinsAgentOutput(await runOn(new AgentExecutor({ agent, tools: agent.tools }), "q", path));
       expect(result.stopReason).toBe("cycle");
@@ -265,7 +244,7 @@ describe("createReactAgent without callbacks", () => {
   describe("with toolExecutor: false", () => {
     it.each(PATHS)("still shows loop warnings to the model, written into the scratchpad by the agent (%s)", async (path) => {
       const repeat = "Thought: again\nAction: capital\nAction Input: France";
-      const llm = new ReplayChatModel({ outputs: [repeat, repeat, "Thought: ok\nFinal Answer: Paris"] });
+      const llm = new ScriptedChatModel({ chunkChars: 7, replies: [repeat, repeat, "Thought: ok\nFinal Answer: Paris"] });
       const agent = await createReactAgent({ llm, tools: [capitalTool()], prompt: REACT_PROMPT, toolExecutor: false });
       const result = await runOn(new AgentExecutor({ agent, tools: agent.tools }), "q", path);
       expect(result.stopReason).toBe("final_answer");
@@ -279,34 +258,24 @@ type Kind = "answer" | "repeat" | "cycle" | "garbled";
 const KINDS: readonly Kind[] = ["answer", "repeat", "cycle", "garbled"];
 
 /** Replies from the prompt alone (the question names the run and its kind), after a random pause. */
-class ScriptedByPromptModel extends BaseChatModel {
-  _llmType(): string {
-    return "scripted-by-prompt";
-  }
-
-  async _generate(messages: BaseMessage[]): Promise<ChatResult> {
-    const prompt = messages.map((message) => String(message.content)).join("\n");
+function scriptedByPromptModel(): ScriptedChatModel {
+  const reply = async (prompt: string): Promise<string> => {
     const question = prompt.slice(prompt.lastIndexOf("\nQuestion: ") + "\nQuestion: ".length);
     const [name, kind] = question.split("\n")[0].split(" ") as [string, Kind];
     const step = question.split("\nObservation:").length - 1;
     await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 3)));
-    let text: string;
     switch (kind) {
       case "answer":
-        text = step === 0 ? "Thought: look it up\nAction: capital\nAction Input: Japan" : `Thought: done\nFinal Answer: Tokyo for ${name}`;
-        break;
+        return step === 0 ? "Thought: look it up\nAction: capital\nAction Input: Japan" : `Thought: done\nFinal Answer: Tokyo for ${name}`;
       case "repeat":
-        text = "Thought: check again\nAction: capital\nAction Input: France";
-        break;
+        return "Thought: check again\nAction: capital\nAction Input: France";
       case "cycle":
-        text = step % 2 === 0 ? "Thought: capital\nAction: capital\nAction Input: Germany" : 'Thought: add\nAction: add\nAction Input: {"a": 1, "b": 2}';
-        break;
+        return step % 2 === 0 ? "Thought: capital\nAction: capital\nAction Input: Germany" : 'Thought: add\nAction: add\nAction Input: {"a": 1, "b": 2}';
       case "garbled":
-        text = step === 0 ? `Thought: hmm\nAction: wikipedia\nAction Input: ${name}` : `Thought: fine\nFinal Answer: nothing for ${name}`;
-        break;
+        return step === 0 ? `Thought: hmm\nAction: wikipedia\nAction Input: ${name}` : `Thought: fine\nFinal Answer: nothing for ${name}`;
     }
-    return { generations: [{ text, message: new AIMessage(text) }] };
-  }
+  };
+  return new ScriptedChatModel({ replies: [reply], cycle: true, recordCalls: false });
 }
 
 describe("createReactAgent under load, without callbacks", () => {
@@ -314,7 +283,7 @@ describe("createReactAgent under load, without callbacks", () => {
     it("keeps every run's loop state apart: each run gets the outcome of its own script", async () => {
       const events: ReinsEvent[] = [];
       const agent = await createReactAgent({
-        llm: new ScriptedByPromptModel({}),
+        llm: scriptedByPromptModel(),
         tools: [capitalTool(), addTool()],
         prompt: REACT_PROMPT,
         onEvent: (event) => {
@@ -353,7 +322,7 @@ describe("createReactAgent's wrapped tools and run identity, without callbacks",
     const calls: string[] = [];
     const outcomes: string[] = [];
     const agent = await createReactAgent({
-      llm: new ScriptedTwiceModel(twice),
+      llm: scriptedTwiceModel(twice),
       tools: [capitalTool(calls)],
       prompt: REACT_PROMPT,
       // The repeat detector would stop the second call's run: off, so the cache decides.
@@ -382,21 +351,12 @@ describe("createReactAgent's wrapped tools and run identity, without callbacks",
 });
 
 /** Replies by the number of observations in the prompt, so concurrent runs each follow the script. */
-class ScriptedTwiceModel extends BaseChatModel {
-  constructor(private readonly script: string[]) {
-    super({});
-  }
-
-  _llmType(): string {
-    return "scripted-twice";
-  }
-
-  async _generate(messages: BaseMessage[]): Promise<ChatResult> {
-    const prompt = messages.map((message) => String(message.content)).join("\n");
+function scriptedTwiceModel(script: string[]): ScriptedChatModel {
+  const reply = async (prompt: string): Promise<string> => {
     const question = prompt.slice(prompt.lastIndexOf("\nQuestion: "));
     const step = question.split("\nObservation:").length - 1;
     await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 3)));
-    const text = this.script[Math.min(step, this.script.length - 1)];
-    return { generations: [{ text, message: new AIMessage(text) }] };
-  }
+    return script[Math.min(step, script.length - 1)];
+  };
+  return new ScriptedChatModel({ replies: [reply], cycle: true, recordCalls: false });
 }

@@ -1,9 +1,8 @@
 import { AgentExecutor } from "@langchain/classic/agents";
-import { SimpleChatModel } from "@langchain/core/language_models/chat_models";
-import type { BaseMessage } from "@langchain/core/messages";
 import { PromptTemplate } from "@langchain/core/prompts";
 import { DynamicStructuredTool, DynamicTool } from "@langchain/core/tools";
 import { z } from "zod";
+import { ScriptedChatModel } from "@reins/testing";
 import { createReactAgent } from "./index";
 import { REACT_PROMPT_TEMPLATE } from "@reins/core";
 
@@ -17,13 +16,8 @@ const KINDS: readonly Kind[] = ["answer", "repeat", "cycle", "garbled"];
  * behaviour; the number of observations so far is the step), after a random pause, so concurrent
  * runs interleave and any state shared between them shows up as a different result.
  */
-class ScriptedByPromptModel extends SimpleChatModel {
-  _llmType(): string {
-    return "scripted-by-prompt";
-  }
-
-  async _call(messages: BaseMessage[]): Promise<string> {
-    const prompt = messages.map((message) => String(message.content)).join("\n");
+function scriptedByPromptModel(): ScriptedChatModel {
+  const reply = async (prompt: string): Promise<string> => {
     const question = prompt.slice(prompt.lastIndexOf("\nQuestion: ") + "\nQuestion: ".length);
     const [name, kind] = question.split("\n")[0].split(" ") as [string, Kind];
     const step = question.split("\nObservation:").length - 1;
@@ -38,7 +32,8 @@ class ScriptedByPromptModel extends SimpleChatModel {
       case "garbled":
         return step === 0 ? `Thought: hmm\nAction: wikipedia\nAction Input: ${name}` : `Thought: fine\nFinal Answer: nothing for ${name}`;
     }
-  }
+  };
+  return new ScriptedChatModel({ replies: [reply], cycle: true, recordCalls: false });
 }
 
 function tools() {
@@ -62,7 +57,7 @@ type Outcome = { output: unknown; stopReason: unknown; steps: Array<{ tool: stri
 
 async function runAll(path: "invoke" | "stream", concurrent: boolean): Promise<{ outcomes: Outcome[]; leftovers: [number, number] }> {
   const agent = await createReactAgent({
-    llm: new ScriptedByPromptModel({}),
+    llm: scriptedByPromptModel(),
     tools: tools(),
     prompt: REACT_PROMPT,
     toolExecutor: { policies: { capital: { maxCallsPerRun: 2 } } },

@@ -1,5 +1,4 @@
-const REACT_AGENT_ERROR_MARKER = Symbol.for("reins.react_agent.error");
-const REACT_AGENT_OPTIONS_ERROR_MARKER = Symbol.for("reins.react_agent.options_error");
+import { ReinsError, brandReinsError } from "@reins/core";
 
 /** Options common to every `@reins/react-agent` error. */
 export interface ReactAgentErrorOptions {
@@ -11,17 +10,15 @@ export interface ReactAgentErrorOptions {
  * Base class of every error `@reins/react-agent` throws. Recognise one across package copies with
  * {@link ReactAgentError.isInstance} rather than `instanceof`.
  */
-export class ReactAgentError extends Error {
-  private readonly [REACT_AGENT_ERROR_MARKER] = true;
+export class ReactAgentError extends ReinsError {
+  static {
+    brandReinsError(this, "react-agent", "ReactAgentError");
+  }
+
 
   constructor(options: ReactAgentErrorOptions & { message: string }) {
     super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "ReactAgentError";
-  }
-
-  /** True when `error` is a `ReactAgentError` (from any copy of this package). */
-  static isInstance(error: unknown): error is ReactAgentError {
-    return typeof error === "object" && error !== null && REACT_AGENT_ERROR_MARKER in error;
   }
 }
 
@@ -42,7 +39,10 @@ export interface ReactAgentOptionsErrorOptions extends ReactAgentErrorOptions {
  * `LoopControlOptionsError`), whose field is relative to that option.
  */
 export class ReactAgentOptionsError extends ReactAgentError {
-  private readonly [REACT_AGENT_OPTIONS_ERROR_MARKER] = true;
+  static {
+    brandReinsError(this, "react-agent", "ReactAgentOptionsError");
+  }
+
   readonly field: string;
   readonly reason: string;
 
@@ -55,14 +55,8 @@ export class ReactAgentOptionsError extends ReactAgentError {
     this.field = options.field;
     this.reason = options.reason;
   }
-
-  /** True when `error` is a `ReactAgentOptionsError` (from any copy of this package). */
-  static isInstance(error: unknown): error is ReactAgentOptionsError {
-    return typeof error === "object" && error !== null && REACT_AGENT_OPTIONS_ERROR_MARKER in error;
-  }
 }
 
-const REACT_AGENT_TOOLS_ERROR_MARKER = Symbol.for("reins.react_agent.tools_error");
 
 /** Options of {@link ReactAgentToolsError}. */
 export interface ReactAgentToolsErrorOptions extends ReactAgentErrorOptions {
@@ -76,7 +70,10 @@ export interface ReactAgentToolsErrorOptions extends ReactAgentErrorOptions {
  * model `""`). Thrown from the agent's next planning call, so the run fails at its first step.
  */
 export class ReactAgentToolsError extends ReactAgentError {
-  private readonly [REACT_AGENT_TOOLS_ERROR_MARKER] = true;
+  static {
+    brandReinsError(this, "react-agent", "ReactAgentToolsError");
+  }
+
   readonly toolName: string;
 
   constructor(options: ReactAgentToolsErrorOptions) {
@@ -89,10 +86,5 @@ export class ReactAgentToolsError extends ReactAgentError {
     });
     this.name = "ReactAgentToolsError";
     this.toolName = options.toolName;
-  }
-
-  /** True when `error` is a `ReactAgentToolsError` (from any copy of this package). */
-  static isInstance(error: unknown): error is ReactAgentToolsError {
-    return typeof error === "object" && error !== null && REACT_AGENT_TOOLS_ERROR_MARKER in error;
   }
 }

@@ -11,7 +11,6 @@ export {
   type ResolvedReactAgentOptions,
 } from "./react-agent-options";
 export { ReinsReactAgent, type ReinsReactAgentFields } from "./reins-react-agent";
-export { trimContinuation } from "./react-step-parser";
 export { ReActExceptionTool } from "./exception-tool";
 export { readReinsAgentOutput, type ReinsAgentFinding, type ReinsAgentOutput } from "./agent-output";
 export { formatReActScratchpad, renderToolDescriptions } from "./scratchpad";

@@ -5,7 +5,7 @@ import { AgentExecutor } from "@langchain/classic/agents";
 import { PromptTemplate } from "@langchain/core/prompts";
 import { DynamicTool } from "@langchain/core/tools";
 import { REACT_PROMPT_TEMPLATE } from "@reins/core";
-import { ATTACK_CHANNELS, ATTACK_KINDS, EchoingChatModel, INJECTED_ANSWER, deliver, type AttackChannel } from "./__fixtures__/injection-attacks";
+import { ATTACK_CHANNELS, ATTACK_KINDS, INJECTED_ANSWER, deliver, echoingChatModel, type AttackChannel } from "./__fixtures__/injection-attacks";
 import { createReactAgent } from "./index";
 
 const REACT_PROMPT = PromptTemplate.fromTemplate(REACT_PROMPT_TEMPLATE);
@@ -36,7 +36,7 @@ async function attack(payload: string, channel: AttackChannel, path: "invoke" | 
     },
   });
   const agent = await createReactAgent({
-    llm: new EchoingChatModel({}),
+    llm: echoingChatModel(),
     tools: [fetchPage, deleteAll],
     prompt: REACT_PROMPT,
     toolExecutor: { policies: { delete_all: { sideEffects: true }, fetch_page: { retry: false } } },

@@ -2,7 +2,7 @@ import { AgentExecutor } from "@langchain/classic/agents";
 import { PromptTemplate } from "@langchain/core/prompts";
 import { DynamicTool } from "@langchain/core/tools";
 import { REACT_PROMPT_TEMPLATE } from "@reins/core";
-import { ReplayChatModel } from "./__fixtures__/replay-chat-model";
+import { ScriptedChatModel } from "@reins/testing";
 import { createReactAgent } from "./index";
 
 afterEach(() => {
@@ -39,7 +39,7 @@ describe("createReactAgent with a run time budget", () => {
           return new Promise<string>(() => undefined);
         },
       });
-      const llm = new ReplayChatModel({ outputs: ["Thought: look it up\nAction: slow_lookup\nAction Input: the answer", "Final Answer: too late"] });
+      const llm = new ScriptedChatModel({ chunkChars: 7, replies: ["Thought: look it up\nAction: slow_lookup\nAction Input: the answer", "Final Answer: too late"] });
       const agent = await createReactAgent({
         llm,
         tools: [hanging],

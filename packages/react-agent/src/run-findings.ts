@@ -1,6 +1,6 @@
 import type { AgentStep } from "@langchain/core/agents";
 import type { ReinsEvent, RunContextStore } from "@reins/core";
-import { RunStoppedError } from "@reins/tool-executor";
+import { StoppedRunCallError } from "@reins/tool-executor";
 
 /*
  * Typed facts about a run's calls on the callback path (a `LoopControlHandler` you built): the
@@ -13,12 +13,12 @@ export const REFUSED_CALLS_SLOT = "reins.react_agent.refused_calls";
 
 /**
  * Counts, per run, the calls the ToolExecutor refused because loop control had stopped the run: a
- * `tool_call` event with outcome `rejected` carrying a `RunStoppedError` (a typed marker, not the
+ * `tool_call` event with outcome `rejected` carrying a `StoppedRunCallError` (a typed marker, not the
  * observation's wording). Such calls ran no tool, so the graceful answer leaves them out.
  */
 export function recordRefusedCall(runContext: RunContextStore, event: ReinsEvent): void {
   if (event.type !== "tool_call" || event.outcome !== "rejected" || event.runId === undefined) return;
-  if (!RunStoppedError.isInstance(event.error)) return;
+  if (!StoppedRunCallError.isInstance(event.error)) return;
   const context = runContext.contextOf(event.runId);
   if (context === undefined) return;
   const refused = context.slots.get(REFUSED_CALLS_SLOT);

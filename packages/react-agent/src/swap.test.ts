@@ -4,8 +4,7 @@ import { AgentExecutor, createReactAgent as createStockReactAgent } from "@langc
 import { OutputParserException } from "@langchain/core/output_parsers";
 import { PromptTemplate } from "@langchain/core/prompts";
 import { DynamicTool } from "@langchain/core/tools";
-import { ReplayChatModel } from "./__fixtures__/replay-chat-model";
-import { ReplayLLM } from "./__fixtures__/replay-llm";
+import { ScriptedChatModel, ScriptedLLM } from "@reins/testing";
 import { createReactAgent } from "./index";
 import { REACT_PROMPT_TEMPLATE } from "@reins/core";
 
@@ -34,8 +33,8 @@ describe("createReactAgent as a swap for LangChain's", () => {
   describe("with a plain LLM (string completions), as the stock createReactAgent accepts", () => {
     it.each(["invoke", "stream"] as const)("runs the ReAct loop on %s with the stop sequence bound", async (path) => {
       const calls: string[] = [];
-      const llm = new ReplayLLM({
-        outputs: [" I should look it up.\nAction: capital\nAction Input: France", " I now know the final answer\nFinal Answer: Paris"],
+      const llm = new ScriptedLLM({
+        replies: [" I should look it up.\nAction: capital\nAction Input: France", " I now know the final answer\nFinal Answer: Paris"],
       });
       const agent = await createReactAgent({ llm, tools: [capitalTool(calls)], prompt: REACT_PROMPT });
       const executor = new AgentExecutor({ agent, tools: agent.tools, handleParsingErrors: true });
@@ -56,7 +55,7 @@ describe("createReactAgent as a swap for LangChain's", () => {
     type HandleParsingErrors = NonNullable<Parameters<typeof createReactAgent>[0]["handleParsingErrors"]>;
 
     async function runWith(handleParsingErrors: HandleParsingErrors | undefined, executorHandles?: boolean) {
-      const llm = new ReplayChatModel({ outputs: [unknownTool, "Thought: done\nFinal Answer: Paris"] });
+      const llm = new ScriptedChatModel({ chunkChars: 7, replies: [unknownTool, "Thought: done\nFinal Answer: Paris"] });
       const agent = await createReactAgent({ llm, tools: [capitalTool()], prompt: REACT_PROMPT, ...(handleParsingErrors === undefined ? {} : { handleParsingErrors }) });
       const executor = new AgentExecutor({ agent, tools: agent.tools, ...(executorHandles === undefined ? {} : { handleParsingErrors: executorHandles }) });
       const result = await executor.invoke({ input: "capital of France?" });
@@ -105,7 +104,7 @@ describe("createReactAgent as a swap for LangChain's", () => {
   describe("with streamEvents (v2)", () => {
     it("carries stopReason in the executor's last on_chain_stream chunk (on_chain_end unwraps the lone output)", async () => {
       const repeat = "Thought: again\nAction: capital\nAction Input: France";
-      const llm = new ReplayChatModel({ outputs: [repeat, repeat, repeat, repeat] });
+      const llm = new ScriptedChatModel({ chunkChars: 7, replies: [repeat, repeat, repeat, repeat] });
       const agent = await createReactAgent({ llm, tools: [capitalTool()], prompt: REACT_PROMPT });
       const executor = new AgentExecutor({ agent, tools: agent.tools, handleParsingErrors: true });
       const chunks: Array<Record<string, unknown>> = [];
@@ -127,7 +126,7 @@ describe("createReactAgent as a swap for LangChain's", () => {
     const outputs = Array.from({ length: 10 }, (_, index) => `Thought: try ${index}\nAction: capital\nAction Input: Country ${index}`);
 
     it("ends with LangChain's own stop answer and no stopReason (the executor stops first, as the README says)", async () => {
-      const agent = await createReactAgent({ llm: new ReplayChatModel({ outputs }), tools: [capitalTool()], prompt: REACT_PROMPT });
+      const agent = await createReactAgent({ llm: new ScriptedChatModel({ chunkChars: 7, replies: outputs }), tools: [capitalTool()], prompt: REACT_PROMPT });
       const executor = new AgentExecutor({ agent, tools: agent.tools, handleParsingErrors: true, maxIterations: 4 });
       const result = await executor.invoke({ input: "q" }, { callbacks: agent.callbacks });
       expect(result.output).toBe("Agent stopped due to max iterations.");
@@ -137,7 +136,7 @@ describe("createReactAgent as a swap for LangChain's", () => {
 
     it("ends gracefully with stopReason max_steps once loopControl.maxSteps is below it", async () => {
       const agent = await createReactAgent({
-        llm: new ReplayChatModel({ outputs }),
+        llm: new ScriptedChatModel({ chunkChars: 7, replies: outputs }),
         tools: [capitalTool()],
         prompt: REACT_PROMPT,
         loopControl: { maxSteps: 3 },
@@ -153,8 +152,8 @@ describe("createReactAgent as a swap for LangChain's", () => {
   describe("with earlyStoppingMethod", () => {
     it('"generate" fails as it does for the stock createReactAgent (no runnable agent supports it)', async () => {
       const outputs = ["Thought: a\nAction: capital\nAction Input: France", "Thought: b\nAction: capital\nAction Input: Japan"];
-      const ours = await createReactAgent({ llm: new ReplayChatModel({ outputs }), tools: [capitalTool()], prompt: REACT_PROMPT });
-      const stock = await createStockReactAgent({ llm: new ReplayChatModel({ outputs }), tools: [capitalTool()], prompt: REACT_PROMPT });
+      const ours = await createReactAgent({ llm: new ScriptedChatModel({ chunkChars: 7, replies: outputs }), tools: [capitalTool()], prompt: REACT_PROMPT });
+      const stock = await createStockReactAgent({ llm: new ScriptedChatModel({ chunkChars: 7, replies: outputs }), tools: [capitalTool()], prompt: REACT_PROMPT });
       const run = async (agent: typeof ours | typeof stock, tools: DynamicTool[] | typeof ours.tools, callbacks?: typeof ours.callbacks) =>
         new AgentExecutor({ agent, tools, maxIterations: 1, earlyStoppingMethod: "generate" })
           .invoke({ input: "q" }, { callbacks })

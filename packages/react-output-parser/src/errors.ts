@@ -1,20 +1,29 @@
 import { OutputParserException } from "@langchain/core/output_parsers";
+import { ReinsError, brandReinsError, reinsErrorMarker, type ReinsErrorClass } from "@reins/core";
 import type { ParserErrorReason } from "./parser-error-reasons";
-
-const PACKAGE_MARKER = Symbol.for("reins.react-output-parser.error");
-const FORMAT_ERROR_MARKER = Symbol.for("reins.react-output-parser.error.ReActFormatError");
-const OPTIONS_ERROR_MARKER = Symbol.for("reins.react-output-parser.error.InvalidParserOptionsError");
-
-function hasMarker(value: unknown, marker: symbol): boolean {
-  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[marker] === true;
-}
 
 /**
  * Base class of every error this package throws. It is a LangChain `OutputParserException`, so
- * `AgentExecutor` (with `handleParsingErrors`) recognises parse failures with `instanceof`.
+ * `AgentExecutor` (with `handleParsingErrors`) recognises parse failures with `instanceof`. It
+ * cannot also extend `ReinsError`, so it carries `ReinsError`'s marker on its prototype instead:
+ * `ReinsError.isInstance(error)` is true for it, and each class's `isInstance` follows the one
+ * error scheme (`Symbol.for("reins.react-output-parser.<Name>")`).
  */
 export class ReActOutputParserError extends OutputParserException {
-  readonly [PACKAGE_MARKER] = true;
+  static {
+    brandReinsError(this, "react-output-parser", "ReActOutputParserError");
+    Object.defineProperty(this.prototype, reinsErrorMarker("core", "ReinsError"), { value: true, enumerable: false });
+  }
+
+  /**
+   * True when `error` is an instance of this class (or a subclass), from any copy of this package.
+   *
+   * @throws {TypeError} when called on a class that was not branded
+   */
+  static isInstance<Instance>(this: ReinsErrorClass<Instance>, error: unknown): error is Instance {
+    return ReinsError.isInstance.call(this, error) as boolean;
+  }
+
   override readonly cause?: unknown;
 
   constructor(options: { message: string; llmOutput?: string; observation?: string; sendToLLM?: boolean; cause?: unknown }) {
@@ -25,11 +34,6 @@ export class ReActOutputParserError extends OutputParserException {
     this.message = options.message;
     if (options.cause !== undefined) this.cause = options.cause;
   }
-
-  /** Whether `value` is an error from this package (works across copies of the package). */
-  static isInstance(value: unknown): value is ReActOutputParserError {
-    return hasMarker(value, PACKAGE_MARKER);
-  }
 }
 
 /**
@@ -37,7 +41,10 @@ export class ReActOutputParserError extends OutputParserException {
  * to the model (`sendToLLM` is always true) and the reply itself as `llmOutput`.
  */
 export class ReActFormatError extends ReActOutputParserError {
-  readonly [FORMAT_ERROR_MARKER] = true;
+  static {
+    brandReinsError(this, "react-output-parser", "ReActFormatError");
+  }
+
   /** Why the reply was rejected (bounded identifier, also the `parser_error` event's reason). */
   readonly reason: ParserErrorReason;
   /** Repairs applied before the reply was rejected. */
@@ -57,15 +64,14 @@ export class ReActFormatError extends ReActOutputParserError {
     this.reason = options.reason;
     this.repairs = Object.freeze([...(options.repairs ?? [])]);
   }
-
-  static override isInstance(value: unknown): value is ReActFormatError {
-    return hasMarker(value, FORMAT_ERROR_MARKER);
-  }
 }
 
 /** An option passed to the parser is invalid. Thrown by the constructor, never during parsing. */
 export class InvalidParserOptionsError extends ReActOutputParserError {
-  readonly [OPTIONS_ERROR_MARKER] = true;
+  static {
+    brandReinsError(this, "react-output-parser", "InvalidParserOptionsError");
+  }
+
   /** The option field at fault, e.g. `validators.maxThoughtChars`. */
   readonly field: string;
 
@@ -73,9 +79,5 @@ export class InvalidParserOptionsError extends ReActOutputParserError {
     super({ message: options.message ?? `Invalid parser option '${options.field}'.`, cause: options.cause });
     this.name = "InvalidParserOptionsError";
     this.field = options.field;
-  }
-
-  static override isInstance(value: unknown): value is InvalidParserOptionsError {
-    return hasMarker(value, OPTIONS_ERROR_MARKER);
   }
 }

@@ -1,14 +1,15 @@
 /**
  * Every chat-model test double of the Reins tests, examples and benches: one scripted model
  * (`SimpleChatModel`: text or prompt-dependent replies, optional cycling, streaming), one replay
- * model (`BaseChatModel`: recorded replies with optional token usage), and one stop-sequence rule
- * for both (cut at the earliest stop string, excluded, as the OpenAI API does). Written against
+ * model (`BaseChatModel`: recorded replies with optional token usage), one scripted plain LLM
+ * (`LLM`: string completions), and one stop-sequence rule for all (cut at the earliest stop string, excluded, as the OpenAI API does). Written against
  * `@langchain/core`'s base classes, not `@langchain/core/testing`, so they also run on the 0.3 line.
  */
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import { BaseChatModel, SimpleChatModel, type BaseChatModelParams } from "@langchain/core/language_models/chat_models";
 import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
+import { LLM, type BaseLLMParams } from "@langchain/core/language_models/llms";
 import { ReinsError, brandReinsError } from "@reins/core";
 
 /**
@@ -49,7 +50,7 @@ export class ScriptExhaustedError extends ReinsError {
 }
 
 /** A reply, or a function of the prompt text that returns one. */
-export type ScriptedReply = string | ((promptText: string) => string);
+export type ScriptedReply = string | ((promptText: string) => string | Promise<string>);
 
 /** One call a scripted model answered. */
 export interface ScriptedCall {
@@ -135,7 +136,7 @@ export class ScriptedChatModel extends SimpleChatModel {
     const reply = this.replies[this.next] as ScriptedReply;
     this.next += 1;
     const prompt = this.recordCalls || typeof reply === "function" ? promptTextOf(messages) : "";
-    const text = typeof reply === "function" ? reply(prompt) : reply;
+    const text = typeof reply === "function" ? await reply(prompt) : reply;
     const output = this.honorStop ? applyStopSequences(text, options.stop ?? []).text : text;
     if (this.recordCalls) this.calls.push({ prompt, stop: options.stop, output });
     return output;
@@ -209,4 +210,41 @@ export function actionReply(tool: string, input: string): string {
 /** A ReAct final answer. */
 export function finalReply(answer: string): string {
   return `I now know the final answer.\nFinal Answer: ${answer}`;
+}
+
+/** Options of {@link ScriptedLLM}. */
+export interface ScriptedLLMOptions extends BaseLLMParams {
+  /** The completions, first in first out. */
+  replies: readonly ScriptedReply[];
+}
+
+/**
+ * A scripted plain LLM (string prompt in, string completion out): answers from its script, cuts
+ * at `stop` ({@link applyStopSequences}) like a completion API, records every call, and throws
+ * {@link ScriptExhaustedError} when the script runs out.
+ */
+export class ScriptedLLM extends LLM {
+  /** The calls answered, in order. */
+  readonly calls: ScriptedCall[] = [];
+  private readonly replies: readonly ScriptedReply[];
+  private next = 0;
+
+  constructor(options: ScriptedLLMOptions) {
+    super(options);
+    this.replies = [...options.replies];
+  }
+
+  _llmType(): string {
+    return "reins-scripted-llm";
+  }
+
+  async _call(prompt: string, options: this["ParsedCallOptions"]): Promise<string> {
+    const reply = this.replies[this.next];
+    if (reply === undefined) throw new ScriptExhaustedError({ model: "ScriptedLLM", call: this.next + 1, replies: this.replies.length });
+    this.next += 1;
+    const text = typeof reply === "function" ? await reply(prompt) : reply;
+    const output = applyStopSequences(text, options.stop ?? []).text;
+    this.calls.push({ prompt, stop: options.stop, output });
+    return output;
+  }
 }

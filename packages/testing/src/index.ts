@@ -12,6 +12,7 @@ export {
   ReplayChatModel,
   ScriptExhaustedError,
   ScriptedChatModel,
+  ScriptedLLM,
   actionReply,
   applyStopSequences,
   finalReply,
@@ -19,5 +20,6 @@ export {
   type ReplayUsage,
   type ScriptedCall,
   type ScriptedChatModelOptions,
+  type ScriptedLLMOptions,
   type ScriptedReply,
 } from "./chat-models";

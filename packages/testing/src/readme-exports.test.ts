@@ -1,11 +1,19 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 
-/**
- * Packages whose README lists their reviewed public API (`src/index.ts`). @reins/loop-control,
- * @reins/react-agent and @reins/react-output-parser join once their index.ts is narrowed.
- */
-const PACKAGES = ["core", "metrics", "tool-executor", "observation-cleaner", "redis-store", "otel", "agent-middleware"];
+/** Packages whose README lists their reviewed public API (`src/index.ts`). */
+const PACKAGES = [
+  "core",
+  "metrics",
+  "tool-executor",
+  "observation-cleaner",
+  "redis-store",
+  "otel",
+  "agent-middleware",
+  "loop-control",
+  "react-agent",
+  "react-output-parser",
+];
 
 const packagesDirectory = resolve(__dirname, "../..");
 

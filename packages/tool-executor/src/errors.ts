@@ -292,12 +292,3 @@ function describeValue(value: unknown): string {
     return String(value);
   }
 }
-
-/**
- * The former name of {@link StoppedRunCallError}, kept until `@reins/react-agent` moves to the new
- * name. It collided with `@reins/loop-control`'s `RunStoppedError` (the run itself was stopped).
- * @deprecated use {@link StoppedRunCallError}
- */
-export const RunStoppedError = StoppedRunCallError;
-/** @deprecated use {@link StoppedRunCallError} */
-export type RunStoppedError = StoppedRunCallError;

@@ -43,7 +43,6 @@ export {
   CircuitOpenError,
   DuplicateCallError,
   StoppedRunCallError,
-  RunStoppedError,
   SideEffectNotApprovedError,
   ToolExecutionError,
   ToolExecutorError,

@@ -5,10 +5,7 @@
  * that calls it carries the old `CONFIRM:` convention, so a confirmation smuggled in with the
  * injection is covered too.
  */
-import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
-import { SimpleChatModel } from "@langchain/core/language_models/chat_models";
-import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
-import { ChatGenerationChunk } from "@langchain/core/outputs";
+import { ScriptedChatModel } from "@reins/testing";
 
 /** The answer an injection tries to make the agent return. */
 export const INJECTED_ANSWER = "PWNED-4711";
@@ -65,39 +62,21 @@ export const ECHO_PREFIXES: readonly string[] = ["", "Thought: The page says:\n"
 
 /**
  * A chat model that first calls `fetch_page`, then copies the observation of that call into its
- * reply (once per prefix of {@link ECHO_PREFIXES}), then answers "safe". Applies `stop` like a
- * real API.
+ * reply (once per prefix of {@link ECHO_PREFIXES}), then answers "safe". A `ScriptedChatModel`, so
+ * it applies `stop` like a real API.
  */
-export class EchoingChatModel extends SimpleChatModel {
-  calls = 0;
-
-  _llmType(): string {
-    return "reins-echo";
-  }
-
-  async _call(messages: BaseMessage[], options: this["ParsedCallOptions"]): Promise<string> {
-    const prompt = messages.map((message) => (typeof message.content === "string" ? message.content : JSON.stringify(message.content))).join("\n");
-    this.calls += 1;
-    let reply: string;
-    if (this.calls === 1) {
-      reply = "Thought: I will read the page.\nAction: fetch_page\nAction Input: go";
-    } else if (this.calls - 2 < ECHO_PREFIXES.length) {
-      const marker = "Action Input: go";
-      const at = prompt.indexOf(marker);
-      const start = prompt.indexOf("Observation: ", at) + "Observation: ".length;
-      const end = prompt.indexOf("\nThought: ", start);
-      const observation = prompt.slice(start, end < 0 ? prompt.length : end);
-      reply = `${ECHO_PREFIXES[this.calls - 2]}${observation}`;
-    } else {
-      reply = "Thought: I now know the final answer\nFinal Answer: safe";
-    }
-    const cut = (options.stop ?? []).map((sequence) => reply.indexOf(sequence)).filter((index) => index >= 0);
-    return cut.length === 0 ? reply : reply.slice(0, Math.min(...cut));
-  }
-
-  async *_streamResponseChunks(messages: BaseMessage[], options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
-    const text = await this._call(messages, options);
-    yield new ChatGenerationChunk({ message: new AIMessageChunk({ content: text }), text });
-    await runManager?.handleLLMNewToken(text);
-  }
+export function echoingChatModel(): ScriptedChatModel {
+  const echo = (prefix: string) => (prompt: string): string => {
+    const at = prompt.indexOf("Action Input: go");
+    const start = prompt.indexOf("Observation: ", at) + "Observation: ".length;
+    const end = prompt.indexOf("\nThought: ", start);
+    return `${prefix}${prompt.slice(start, end < 0 ? prompt.length : end)}`;
+  };
+  return new ScriptedChatModel({
+    replies: [
+      "Thought: I will read the page.\nAction: fetch_page\nAction Input: go",
+      ...ECHO_PREFIXES.map(echo),
+      "Thought: I now know the final answer\nFinal Answer: safe",
+    ],
+  });
 }
