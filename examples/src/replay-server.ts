@@ -91,14 +91,15 @@ export interface ReplayServer {
   close(): Promise<void>;
 }
 
-const MAX_BODY_BYTES = 8 * 1024 * 1024;
+export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /** Rough token count for the `usage` block: about four characters per token, at least one. */
 function estimateTokens(text: string): number {
   return Math.max(1, Math.ceil(text.length / 4));
 }
 
-function readBody(request: IncomingMessage): Promise<string> {
+/** A request's body as UTF-8 text, refused past {@link MAX_BODY_BYTES} (both replay servers read with it). */
+export function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

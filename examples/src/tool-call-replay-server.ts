@@ -9,6 +9,7 @@
 import { createServer } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { readBody } from "./replay-server";
 
 /** One tool call of a scripted turn; `arguments` is sent verbatim (it may be broken JSON). */
 export interface ScriptedToolCall {
@@ -56,26 +57,6 @@ export interface ToolCallReplayServer {
   clearQueue(): number;
   /** Stops listening and destroys open connections. Idempotent. */
   close(): Promise<void>;
-}
-
-const MAX_BODY_BYTES = 8 * 1024 * 1024;
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error(`request body over ${MAX_BODY_BYTES} bytes`));
-        request.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    request.on("error", reject);
-  });
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown): void {
