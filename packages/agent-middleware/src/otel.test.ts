@@ -5,70 +5,21 @@ import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { tool } from "@langchain/core/tools";
 import { SpanStatusCode, type Attributes } from "@opentelemetry/api";
-import { AggregationTemporality, MeterProvider, MetricReader, type HistogramMetricData, type MetricData } from "@opentelemetry/sdk-metrics";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { createAgent } from "langchain";
 import { z } from "zod/v4";
 import { createOtelRecorder, GEN_AI_METRICS, type OtelRecorder } from "@reins/otel";
+import { countWhere, createTestSdk, histogram, metricsByName, sumWhere, type TestSdk } from "../../otel/src/__fixtures__/otel-sdk";
 import { createReinsMiddleware, type ReinsMiddlewareOptions } from "./index";
 
-/** A pull reader: `collect()` returns what the SDK aggregated so far. */
-class TestMetricReader extends MetricReader {
-  constructor() {
-    super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE });
-  }
-  protected async onForceFlush(): Promise<void> {}
-  protected async onShutdown(): Promise<void> {}
-}
-
-interface Telemetry {
-  readonly reader: TestMetricReader;
-  readonly exporter: InMemorySpanExporter;
+interface Telemetry extends TestSdk {
   readonly otel: OtelRecorder;
-  shutdown(): Promise<void>;
 }
 
 function createTelemetry(captureContent = false): Telemetry {
-  const reader = new TestMetricReader();
-  const exporter = new InMemorySpanExporter();
-  const meterProvider = new MeterProvider({ readers: [reader] });
-  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  const otel = createOtelRecorder({ meterProvider, tracerProvider, agentName: "support_agent", captureContent });
-  return {
-    reader,
-    exporter,
-    otel,
-    shutdown: async () => {
-      await meterProvider.shutdown();
-      await tracerProvider.shutdown();
-    },
-  };
-}
-
-async function metricsByName(reader: TestMetricReader): Promise<Map<string, MetricData>> {
-  const { resourceMetrics, errors } = await reader.collect();
-  expect(errors).toEqual([]);
-  const byName = new Map<string, MetricData>();
-  for (const scope of resourceMetrics.scopeMetrics) for (const metric of scope.metrics) byName.set(metric.descriptor.name, metric);
-  return byName;
-}
-
-function histogram(byName: Map<string, MetricData>, name: string): HistogramMetricData {
-  const metric = byName.get(name);
-  if (metric === undefined) throw new Error(`no metric ${name}; got ${[...byName.keys()].join(", ")}`);
-  return metric as HistogramMetricData;
-}
-
-function countWhere(metric: HistogramMetricData, match: Attributes): number {
-  return metric.dataPoints
-    .filter((point) => Object.entries(match).every(([key, value]) => point.attributes[key] === value))
-    .reduce((sum, point) => sum + point.value.count, 0);
-}
-
-function sumWhere(metric: HistogramMetricData, match: Attributes): number {
-  return metric.dataPoints
-    .filter((point) => Object.entries(match).every(([key, value]) => point.attributes[key] === value))
-    .reduce((sum, point) => sum + (point.value.sum ?? 0), 0);
+  const sdk = createTestSdk();
+  const otel = createOtelRecorder({ meterProvider: sdk.meterProvider, tracerProvider: sdk.tracerProvider, agentName: "support_agent", captureContent });
+  return { ...sdk, otel };
 }
 
 function spansNamed(spans: readonly ReadableSpan[], prefix: string): ReadableSpan[] {

@@ -2,8 +2,7 @@ import { AgentExecutor } from "@langchain/classic/agents";
 import { PromptTemplate } from "@langchain/core/prompts";
 import { DynamicTool } from "@langchain/core/tools";
 import { SpanStatusCode, type Attributes } from "@opentelemetry/api";
-import { AggregationTemporality, MeterProvider, MetricReader, type HistogramMetricData, type MetricData } from "@opentelemetry/sdk-metrics";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { REACT_PROMPT_TEMPLATE, combineRecorders, type ReinsEvent } from "@reins/core";
 import { createAgentMetrics } from "@reins/metrics";
 import { Registry } from "prom-client";
@@ -11,61 +10,11 @@ import { createReactAgent } from "@reins/react-agent";
 import { ToolExecutionError, ToolTimeoutError } from "@reins/tool-executor";
 // The react-agent's scripted chat model (works on @langchain/core 0.3 and 1.x).
 import { ScriptedChatModel } from "@reins/testing";
+import { countWhere, createTestSdk, histogram, metricsByName, type TestSdk } from "./__fixtures__/otel-sdk";
 import { createOtelRecorder, GEN_AI_METRICS, OtelEventError, OtelRecorderOptionsError, type OtelRecorderOptions } from "./index";
 
-/** A pull reader: `collect()` returns what the SDK aggregated so far. */
-class TestMetricReader extends MetricReader {
-  constructor() {
-    super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE });
-  }
-  protected async onForceFlush(): Promise<void> {}
-  protected async onShutdown(): Promise<void> {}
-}
-
-interface Telemetry {
-  readonly reader: TestMetricReader;
-  readonly exporter: InMemorySpanExporter;
-  readonly meterProvider: MeterProvider;
-  readonly tracerProvider: BasicTracerProvider;
-  shutdown(): Promise<void>;
-}
-
-function createTelemetry(): Telemetry {
-  const reader = new TestMetricReader();
-  const exporter = new InMemorySpanExporter();
-  const meterProvider = new MeterProvider({ readers: [reader] });
-  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  return {
-    reader,
-    exporter,
-    meterProvider,
-    tracerProvider,
-    shutdown: async () => {
-      await meterProvider.shutdown();
-      await tracerProvider.shutdown();
-    },
-  };
-}
-
-async function metricsByName(reader: TestMetricReader): Promise<Map<string, MetricData>> {
-  const { resourceMetrics, errors } = await reader.collect();
-  expect(errors).toEqual([]);
-  const byName = new Map<string, MetricData>();
-  for (const scope of resourceMetrics.scopeMetrics) for (const metric of scope.metrics) byName.set(metric.descriptor.name, metric);
-  return byName;
-}
-
-function histogram(byName: Map<string, MetricData>, name: string): HistogramMetricData {
-  const metric = byName.get(name);
-  if (metric === undefined) throw new Error(`no metric ${name}; got ${[...byName.keys()].join(", ")}`);
-  return metric as HistogramMetricData;
-}
-
-function countWhere(metric: HistogramMetricData, match: Attributes): number {
-  return metric.dataPoints
-    .filter((point) => Object.entries(match).every(([key, value]) => point.attributes[key] === value))
-    .reduce((sum, point) => sum + point.value.count, 0);
-}
+type Telemetry = TestSdk;
+const createTelemetry = createTestSdk;
 
 const REACT_PROMPT = PromptTemplate.fromTemplate(REACT_PROMPT_TEMPLATE);
 
