@@ -3,7 +3,7 @@ import type { BaseLanguageModelInterface } from "@langchain/core/language_models
 import type { OutputParserException } from "@langchain/core/output_parsers";
 import type { BasePromptTemplate } from "@langchain/core/prompts";
 import type { StructuredToolInterface, ToolInterface } from "@langchain/core/tools";
-import { loopFinishOptionProblem, RunContextStore, type LoopFinishOptions, type ReinsEventListener, type ReinsEventRecorder } from "@reins/core";
+import { isRecord, loopFinishOptionProblem, RunContextStore, type LoopFinishOptions, type ReinsEventListener, type ReinsEventRecorder } from "@reins/core";
 import { LoopControlHandler, type LoopControlOptions } from "@reins/loop-control";
 import { ObservationCleaner, type ObservationCleanerOptions } from "@reins/observation-cleaner";
 import type { HardenedReActOutputParserOptions } from "@reins/react-output-parser";
@@ -158,14 +158,11 @@ export interface ResolvedReactAgentOptions {
   readonly runContext: RunContextStore;
 }
 
-function isPlainOptions(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function checkPieceOption(field: string, value: unknown, instanceOf?: abstract new (...args: never[]) => unknown): void {
   if (value === undefined || value === false) return;
   if (instanceOf !== undefined && value instanceof instanceOf) return;
-  if (!isPlainOptions(value)) {
+  if (!isRecord(value)) {
     throw new ReactAgentOptionsError({ field, reason: `must be an options object${instanceOf ? ", an instance" : ""} or false` });
   }
 }
@@ -176,9 +173,9 @@ function checkPieceOption(field: string, value: unknown, instanceOf?: abstract n
  * only at `wrap`, but the agent knows them here.
  */
 function checkPolicyNames(toolExecutor: CreateReactAgentOptions["toolExecutor"], toolNames: ReadonlySet<string>): void {
-  if (!isPlainOptions(toolExecutor) || toolExecutor instanceof ToolExecutor) return;
+  if (!isRecord(toolExecutor) || toolExecutor instanceof ToolExecutor) return;
   const { policies } = toolExecutor as ToolExecutorOptions;
-  if (!isPlainOptions(policies)) return;
+  if (!isRecord(policies)) return;
   for (const name of Object.keys(policies)) {
     if (!toolNames.has(name)) {
       throw new ReactAgentOptionsError({
@@ -197,7 +194,7 @@ function checkPolicyNames(toolExecutor: CreateReactAgentOptions["toolExecutor"],
  *   `tool_names` or `agent_scratchpad` is reported as LangChain reports it)
  */
 export function resolveReactAgentOptions(options: CreateReactAgentOptions): ResolvedReactAgentOptions {
-  if (!isPlainOptions(options)) throw new ReactAgentOptionsError({ field: "options", reason: "must be an object" });
+  if (!isRecord(options)) throw new ReactAgentOptionsError({ field: "options", reason: "must be an object" });
   const { llm, tools, prompt } = options;
   if (llm === null || typeof llm !== "object" || typeof (llm as { withConfig?: unknown }).withConfig !== "function") {
     throw new ReactAgentOptionsError({ field: "llm", reason: "must be a LangChain chat model or LLM" });
@@ -235,14 +232,14 @@ export function resolveReactAgentOptions(options: CreateReactAgentOptions): Reso
   if (handleParsingErrors !== undefined && !["boolean", "string", "function"].includes(typeof handleParsingErrors)) {
     throw new ReactAgentOptionsError({ field: "handleParsingErrors", reason: "must be a boolean, a string or a function" });
   }
-  if (options.parser !== undefined && !isPlainOptions(options.parser)) {
+  if (options.parser !== undefined && !isRecord(options.parser)) {
     throw new ReactAgentOptionsError({ field: "parser", reason: "must be an options object" });
   }
   checkPieceOption("toolExecutor", options.toolExecutor, ToolExecutor);
   checkPolicyNames(options.toolExecutor, seen);
   checkPieceOption("observation", options.observation, ObservationCleaner);
   checkPieceOption("loopControl", options.loopControl, LoopControlHandler);
-  if (options.loopFinish !== undefined && !isPlainOptions(options.loopFinish)) {
+  if (options.loopFinish !== undefined && !isRecord(options.loopFinish)) {
     throw new ReactAgentOptionsError({ field: "loopFinish", reason: "must be an options object" });
   }
   // Checked now: at stop time a bad value would only fall back to its default, unnoticed.

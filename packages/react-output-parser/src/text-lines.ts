@@ -1,5 +1,7 @@
 /** Line and character helpers shared by the reading stages (loops, no end-anchored regexes). */
 
+import { isRecord } from "@reins/core";
+
 export function hasText(lines: readonly string[], from: number): boolean {
   for (let index = from; index < lines.length; index += 1) if (!isBlank(lines[index])) return true;
   return false;
@@ -21,9 +23,8 @@ export function trimBlankLines(lines: readonly string[]): string {
   return lines.slice(start, end).join("\n");
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+/** True for a non-null object that is not an array (core's `isRecord`, under the name this package's readers use). */
+export const isPlainObject = isRecord;
 
 /** Removes the given characters from both ends (a loop, not an end-anchored regex). */
 export function trimCharacters(text: string, characters: ReadonlySet<string>): string {

@@ -1,3 +1,4 @@
+import { isRecord } from "@reins/core";
 import { safeParse as safeParseZodV4, type $ZodType } from "zod/v4/core";
 
 /**
@@ -39,9 +40,6 @@ export interface ParserTool {
 
 type UnknownRecord = Record<string, unknown>;
 
-function isRecord(value: unknown): value is UnknownRecord {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 interface SchemaShape {
   kind: ToolInputKind | "unknown";
