@@ -98,6 +98,15 @@ function estimateTokens(text: string): number {
   return Math.max(1, Math.ceil(text.length / 4));
 }
 
+/** Stops `server` listening and destroys its open connections (both replay servers close with it). */
+export function closeServer(server: Server, sockets: Set<Socket>): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.close((error) => (error ? reject(error) : resolve()));
+    for (const socket of sockets) socket.destroy();
+    sockets.clear();
+  });
+}
+
 /** A request's body as UTF-8 text, refused past {@link MAX_BODY_BYTES} (both replay servers read with it). */
 export function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -312,11 +321,7 @@ export async function startReplayServer(options: ReplayServerOptions = {}): Prom
       return queue.splice(0, queue.length).length;
     },
     close() {
-      closing ??= new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        for (const socket of sockets) socket.destroy();
-        sockets.clear();
-      });
+      closing ??= closeServer(server, sockets);
       return closing;
     },
   };

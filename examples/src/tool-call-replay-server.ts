@@ -9,7 +9,7 @@
 import { createServer } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { readBody } from "./replay-server";
+import { closeServer, readBody } from "./replay-server";
 
 /** One tool call of a scripted turn; `arguments` is sent verbatim (it may be broken JSON). */
 export interface ScriptedToolCall {
@@ -191,11 +191,7 @@ export async function startToolCallReplayServer(options: ToolCallReplayServerOpt
       return queue.splice(0, queue.length).length;
     },
     close() {
-      closing ??= new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        for (const socket of sockets) socket.destroy();
-        sockets.clear();
-      });
+      closing ??= closeServer(server, sockets);
       return closing;
     },
   };
