@@ -255,5 +255,5 @@ export function findToolCallTag(work: Work, text: string): ActionBlob | undefine
   if (spans.length === 0) return undefined;
   work.repairs.add("tool_call_tag");
   if (spans.length > 1) work.repairs.add("extra_actions_ignored");
-  return spans[0].call;
+  return spans[0].truncated ? { ...spans[0].call, truncated: true } : spans[0].call;
 }

@@ -7,6 +7,7 @@
  */
 import { fromBlob } from "./action-blob";
 import { PARSER_MESSAGES } from "./messages";
+import { TOOL_CALL_MESSAGES } from "./tool-call-messages";
 import { fail, type Finished, type Work } from "./react-step";
 import { readWrittenToolCalls, type WrittenCallShape } from "./written-tool-calls";
 
@@ -14,12 +15,16 @@ import { readWrittenToolCalls, type WrittenCallShape } from "./written-tool-call
 const TOKEN_SHAPES: ReadonlySet<WrittenCallShape> = new Set(["kimi", "deepseek", "mistral", "python_tag", "pythonic"]);
 
 /** Cheap test before reading: a token or a `[name(` of these shapes. */
+/** The template tokens of these shapes (not the pythonic list, which is ordinary text without a known tool). */
+const CALL_TOKENS = /\[TOOL_CALLS\]|<\|python_(?:tag|start)\|>|<\|tool_call_begin\|>|<\|tool_calls_section_begin\|>|tool[\u2581_ ]calls?[\u2581_ ]begin/;
 const MAY_HOLD = /\[TOOL_CALLS\]|<\|python_(?:tag|start)\|>|<\|tool_call_begin\|>|tool[\u2581_ ]call[\u2581_ ]begin|\[\s*[A-Za-z_][\w.-]*\s*\(/;
 
 export function fromWrittenCalls(work: Work, body: string): Finished | undefined {
   if (!MAY_HOLD.test(body.length > 20_000 ? body.slice(0, 20_000) : body)) return undefined;
   const read = readWrittenToolCalls(body, { toolNames: work.config.toolNames, maxRepairChars: work.config.maxRepairChars });
   const first = read.calls[0];
+  // Call tokens with no call readable in them: a retry naming the tools, never a final answer of markup.
+  if (first === undefined && read.markup && CALL_TOKENS.test(body)) return fail(work, "missing_action", TOOL_CALL_MESSAGES.noReadableCall(work.config.toolNames));
   if (first === undefined || !TOKEN_SHAPES.has(first.shape)) return undefined;
   work.repairs.add("written_tool_call");
   if (read.calls.length > 1) work.repairs.add("extra_actions_ignored");
