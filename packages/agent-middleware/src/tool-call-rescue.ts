@@ -71,6 +71,10 @@ export function rescueReply(message: AIMessage, context: ReplyRescueContext): AI
       toolCalls.push({ name: refused.name.length > 0 ? refused.name : UNREADABLE_CALL_NAME, args: {}, id, type: "tool_call" as const });
     }
   }
+  // The order the model wrote its calls in (their ToolMessages follow it).
+  const written = [...(message.tool_calls ?? []), ...(message.invalid_tool_calls ?? [])].map((call) => call.id);
+  const rank = (id: string): number => (written.includes(id) ? written.indexOf(id) : written.length);
+  toolCalls.sort((left, right) => rank(left.id) - rank(right.id));
   // Text blocks are replaced by the cleaned text only when the markup was removed.
   const content = rescue.contentChanged ? rescue.content : message.content;
   return new AIMessage({
