@@ -60,14 +60,14 @@ describe("HardenedReActOutputParser", () => {
     it.each(table)("reads %s as the rescue does", async (_name, testCase) => {
       const expected = testCase.expected;
       if ("calls" in expected) {
-        const action = (await parser.parse(testCase.text)) as { tool: string; toolInput: unknown };
+        const action = (await parser.parse(testCase.text)) as unknown as { tool: string; toolInput: unknown };
         expect({ name: action.tool, args: action.toolInput }).toEqual(expected.calls[0]);
       } else if ("refused" in expected) {
         // finish_reason is not the parser's to see: a complete call under a length stop is read.
         if (testCase.finish_reason !== undefined) return;
         await expect(parser.parse(testCase.text)).rejects.toBeInstanceOf(OutputParserException);
       } else {
-        const finish = (await parser.parse(testCase.text)) as { returnValues: { output: string } };
+        const finish = (await parser.parse(testCase.text)) as unknown as { returnValues: { output: string } };
         expect(finish.returnValues.output).toBe(expected.answer);
       }
     });
