@@ -87,6 +87,14 @@ describe("repairToolCall", () => {
       expect(repairToolCall({ name, args }, tools)).toMatchObject({ ok: false, reason: "bare_value" });
     });
 
+    it("refuses a misspelt optional field even when the required ones are there", () => {
+      expect(repairToolCall({ name: "get_weather", args: { city: "Oslo", units: "C" } }, tools)).toMatchObject({ ok: false, reason: "unknown_fields" });
+    });
+
+    it("passes the ToolExecutor's dry-run confirm field besides the schema's", () => {
+      expect(repairToolCall({ name: "search", args: { query: "x", confirm: "tok" } }, tools)).toMatchObject({ ok: true, args: { query: "x", confirm: "tok" } });
+    });
+
     it("names the expected fields and the wrong one the model wrote", () => {
       const result = repairToolCall({ name: "get_weather", args: { location: "Oslo" } }, tools);
       expect(result).toMatchObject({ ok: false, reason: "unknown_fields" });

@@ -131,11 +131,44 @@ function refuse(reason: ToolCallRefusal, correction: string, name?: string): Too
   return { ok: false, reason, correction, ...(name !== undefined ? { name } : {}) };
 }
 
-/** Checks the fields of an object for an object-schema tool: an undeclared name is a wrong one. */
+/**
+ * Fields a call may carry besides the schema's: the `ToolExecutor`'s dry-run confirmation
+ * (`"confirm": "<token>"`), which it removes before the tool runs.
+ */
+const WRAPPER_FIELDS: readonly string[] = Object.freeze(["confirm"]);
+
+/** Edit distance of two short names, at most `limit + 1` (bounded: names are short). */
+function distance(left: string, right: string, limit: number): number {
+  if (Math.abs(left.length - right.length) > limit) return limit + 1;
+  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
+  for (let row = 1; row <= left.length; row += 1) {
+    const current = [row];
+    for (let column = 1; column <= right.length; column += 1) {
+      current[column] = Math.min((previous[column] as number) + 1, (current[column - 1] as number) + 1, (previous[column - 1] as number) + (left[row - 1] === right[column - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[right.length] as number;
+}
+
+/** A written field that is a misspelling of a declared one (`City`, `units`, `file_path` for `filepath`). */
+function nearMiss(written: string, fields: readonly string[]): boolean {
+  const compact = (name: string): string => name.toLowerCase().replace(/[_\-\s]/g, "");
+  return fields.some((field) => compact(field) === compact(written) || (field.length >= 4 && distance(compact(field), compact(written), 2) <= 2));
+}
+
+/**
+ * Checks the field names of an object for an object-schema tool: an undeclared name stands in for
+ * a declared one when a required field is missing or it is a misspelling of a declared field; the
+ * call is then refused with the expected fields (a schema would drop or reject it silently).
+ */
 function checkFields(name: string, spec: ToolInputSpec, args: Record<string, unknown>, repairs: string[]): ToolCallRepairResult {
   if (spec.kind === "object" && spec.properties.length > 0) {
-    const wrong = Object.keys(args).filter((key) => !spec.properties.includes(key));
-    if (wrong.length > 0) return refuse("unknown_fields", TOOL_CALL_MESSAGES.unknownFields(name, wrong, spec.properties, spec.required), name);
+    const wrong = Object.keys(args).filter((key) => !spec.properties.includes(key) && !WRAPPER_FIELDS.includes(key));
+    const missing = spec.required.some((field) => !(field in args));
+    if (wrong.length > 0 && (missing || wrong.some((key) => nearMiss(key, spec.properties)))) {
+      return refuse("unknown_fields", TOOL_CALL_MESSAGES.unknownFields(name, wrong, spec.properties, spec.required), name);
+    }
   }
   return { ok: true, name, args, repairs };
 }
@@ -148,9 +181,11 @@ function checkFields(name: string, spec: ToolInputSpec, args: Record<string, unk
  * before them, smart quotes, single quotes, trailing commas or comments (the parser's JSON repair,
  * `parseLooseJson`); an object whose only value is the real arguments as a JSON string (double
  * encoding); a bare value when the schema has exactly one required field of that value's type.
+ * The `ToolExecutor`'s dry-run `confirm` field passes besides the schema's fields.
  *
  * Never guessed, answered with a correction instead: arguments cut off (unbalanced at the end, or
  * `truncated`), a bare value that fits no single field, field names the schema does not declare
+ * standing in for a declared one — a required field is missing, or it is a misspelling of one
  * (the correction quotes the expected fields and names the wrong one), an unknown tool (the
  * correction lists the tools).
  *
