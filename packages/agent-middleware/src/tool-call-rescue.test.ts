@@ -112,6 +112,23 @@ describe("createReinsMiddleware", () => {
     });
   });
 
+  describe("with the reasoning beside the content (reasoning_content)", () => {
+    it("runs a call written only in the reasoning, and keeps the reasoning out of the content", async () => {
+      const ran: string[] = [];
+      const tools = writtenCallTools((name) => {
+        ran.push(name);
+        return `ran ${name}`;
+      });
+      const model = fakeModel()
+        .respond(new AIMessage({ content: "", additional_kwargs: { reasoning_content: 'Need weather. <tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>' } }))
+        .respond(new AIMessage("done"));
+      const agent = createAgent({ model, tools, middleware: [createReinsMiddleware()] });
+      const { messages } = await agent.invoke({ messages: [new HumanMessage("go")] });
+      expect(ran).toEqual(["get_weather"]);
+      expect(textOf(messages.find((message) => AIMessage.isInstance(message)) as BaseMessage)).toBe("");
+    });
+  });
+
   describe("with native calls and leftover junk in the content", () => {
     it("runs the native call and removes the stray closing tag and the half call from the history", async () => {
       const ran: string[] = [];

@@ -47,9 +47,13 @@ const freshId = (): string => `reins_call_${randomUUID().slice(0, 12)}`;
 export function rescueReply(message: AIMessage, context: ReplyRescueContext): AIMessage {
   const toolResults = context.messages.filter((item) => ToolMessage.isInstance(item)).map(textOf);
   const finishReason = finishReasonOf(message);
+  // vLLM's and DeepSeek's reasoning parsers put the reasoning beside the content: a reasoning block.
+  const reasoning = message.additional_kwargs?.reasoning_content;
+  const text = textOf(message);
+  const withReasoning = typeof reasoning === "string" && reasoning.trim().length > 0 && text.trim().length === 0;
   const rescue = rescueToolCalls(
     {
-      content: textOf(message),
+      content: withReasoning ? `<think>${reasoning}</think>` : text,
       toolCalls: (message.tool_calls ?? []).map((call) => ({ name: call.name, args: call.args as unknown, ...(call.id !== undefined ? { id: call.id } : {}) })),
       invalidToolCalls: (message.invalid_tool_calls ?? []).map((call) => ({ ...(call.name !== undefined ? { name: call.name } : {}), ...(call.args !== undefined ? { args: call.args } : {}), ...(call.id !== undefined ? { id: call.id } : {}) })),
       ...(finishReason !== undefined ? { finishReason } : {}),
@@ -76,7 +80,7 @@ export function rescueReply(message: AIMessage, context: ReplyRescueContext): AI
   const rank = (id: string): number => (written.includes(id) ? written.indexOf(id) : written.length);
   toolCalls.sort((left, right) => rank(left.id) - rank(right.id));
   // Text blocks are replaced by the cleaned text only when the markup was removed.
-  const content = rescue.contentChanged ? rescue.content : message.content;
+  const content = rescue.contentChanged && !withReasoning ? rescue.content : message.content;
   return new AIMessage({
     content,
     ...(message.id !== undefined ? { id: message.id } : {}),
