@@ -68,7 +68,8 @@ Shapes read (see the package README for each one):
   reasoning blocks    <think>, <thinking>, <reasoning>, <reflection>, ◁think▷: empty, unclosed,
                       closing tag only; a step only inside a block is read when none is outside
   paper style         Search[query], tool(input), Finish[answer], finish(answer="...")
-  XML agent           <tool>, <tool_input>, <final_answer>
+  XML agent           <tool>, <tool_input>, <final_answer> (attributes, any case, unclosed)
+  template calls      [TOOL_CALLS], DeepSeek and Kimi call tokens, <|python_tag|>, [tool(arg=..)]
   unlabelled replies  a plain reply, a JSON deliverable after a Thought
 Rejected as retries: cut-off inputs (unterminated string, unclosed fence or object), schema
 echoes (also Python reprs), labels of a language the parser is not configured for.
