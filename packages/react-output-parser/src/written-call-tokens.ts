@@ -38,6 +38,9 @@ export interface WrittenCallGroup {
   readonly calls: readonly WrittenCall[];
 }
 
+/** Calls read from one reply at most (each family): keeps the readers linear on hostile text. */
+export const MAX_WRITTEN_CALLS = 64;
+
 /** The JSON value starting at the first `{` or `[` at or after `from` (after blanks, a fence or a `json` word). */
 export function jsonAt(text: string, from: number, until = text.length): { start: number; end: number; truncated: boolean } | undefined {
   let cursor = from;
@@ -75,7 +78,7 @@ function jsonCall(text: string, name: string, start: number, from: number, until
 export function readHarmonyCalls(text: string): WrittenCallGroup[] {
   const groups: WrittenCallGroup[] = [];
   let index = text.indexOf(HARMONY_RECIPIENT_PREFIX);
-  while (index >= 0) {
+  while (index >= 0 && groups.length < MAX_WRITTEN_CALLS) {
     let nameEnd = index + HARMONY_RECIPIENT_PREFIX.length;
     while (nameEnd < text.length && /[A-Za-z0-9_.\-]/.test(text[nameEnd] as string)) nameEnd += 1;
     const name = text.slice(index + HARMONY_RECIPIENT_PREFIX.length, nameEnd);
@@ -104,7 +107,7 @@ export function readKimiCalls(text: string): WrittenCallGroup[] {
   const start = section >= 0 && section < first ? section : first;
   const calls: WrittenCall[] = [];
   let end = start;
-  for (let index = first; index >= 0; index = text.indexOf(tokens.callBegin, end)) {
+  for (let index = first; index >= 0 && calls.length < MAX_WRITTEN_CALLS; index = text.indexOf(tokens.callBegin, end)) {
     const argument = text.indexOf(tokens.argumentBegin, index);
     const close = text.indexOf(tokens.callEnd, index);
     const nextCall = text.indexOf(tokens.callBegin, index + tokens.callBegin.length);
@@ -158,7 +161,7 @@ export function readDeepSeekCalls(text: string): WrittenCallGroup[] {
   const start = section !== undefined && section.index < firstCall.index ? section.index : firstCall.index;
   const calls: WrittenCall[] = [];
   let end = start;
-  for (let begin: { index: number; end: number } | undefined = firstCall; begin !== undefined; begin = nextMatch(DEEPSEEK.callBegin, text, end)) {
+  for (let begin: { index: number; end: number } | undefined = firstCall; begin !== undefined && calls.length < MAX_WRITTEN_CALLS; begin = nextMatch(DEEPSEEK.callBegin, text, end)) {
     const close = nextMatch(DEEPSEEK.callEnd, text, begin.end);
     const next = nextMatch(DEEPSEEK.callBegin, text, begin.end);
     const until = close !== undefined && (next === undefined || close.index < next.index) ? close.index : (next?.index ?? text.length);
@@ -197,7 +200,7 @@ export function readMistralCalls(text: string, readJson: (json: string, start: n
   const token = MISTRAL_CALL_TOKENS.toolCalls;
   const groups: WrittenCallGroup[] = [];
   let index = text.indexOf(token);
-  while (index >= 0) {
+  while (index >= 0 && groups.length < MAX_WRITTEN_CALLS) {
     let cursor = index + token.length;
     while (text[cursor] === " " || text[cursor] === "\n") cursor += 1;
     const json = text[cursor] === "[" || text[cursor] === "{" ? jsonAt(text, cursor) : undefined;
@@ -208,7 +211,7 @@ export function readMistralCalls(text: string, readJson: (json: string, start: n
     }
     const calls: WrittenCall[] = [];
     let end = cursor;
-    for (;;) {
+    while (calls.length < MAX_WRITTEN_CALLS) {
       const args = text.indexOf(MISTRAL_CALL_TOKENS.args, cursor);
       const nextToken = text.indexOf(token, cursor);
       if (args < 0 || (nextToken >= 0 && nextToken < args)) break;

@@ -73,3 +73,20 @@ describe("HardenedReActOutputParser", () => {
     });
   });
 });
+
+describe("readWrittenToolCalls", () => {
+  describe("on hostile text", () => {
+    it.each([
+      ["unclosed harmony recipients", "to=functions.search ".repeat(20_000)],
+      ["unclosed Kimi calls", "<|tool_call_begin|>functions.search:0".repeat(10_000)],
+      ["unclosed DeepSeek calls", "<｜tool▁call▁begin｜>search".repeat(10_000)],
+      ["Mistral tokens without arguments", "[TOOL_CALLS]search ".repeat(10_000)],
+      ["unclosed pythonic calls", "[search(query='x' ".repeat(10_000)],
+      ["unbalanced JSON", '{"name": "search", "arguments": {"query": '.repeat(5_000)],
+    ])("reads %s without throwing and reads at most 64 calls", (_label, text) => {
+      const read = readWrittenToolCalls(text, { toolNames: ["search"] });
+      expect(read.calls.length).toBeLessThanOrEqual(64);
+      expect(read.markup || read.calls.length === 0).toBe(true);
+    });
+  });
+});

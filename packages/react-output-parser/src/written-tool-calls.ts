@@ -20,6 +20,7 @@ import {
   readHarmonyCalls,
   readKimiCalls,
   readMistralCalls,
+  MAX_WRITTEN_CALLS,
   type WrittenCall,
   type WrittenCallGroup,
   type WrittenCallShape,
@@ -81,7 +82,7 @@ function callsOfJson(json: string, start: number, end: number, truncated: boolea
 function readPythonTagCalls(text: string, options: Required<WrittenToolCallReadOptions>): WrittenCallGroup[] {
   const groups: WrittenCallGroup[] = [];
   for (const token of [LLAMA_CALL_TOKENS.pythonTag, LLAMA_CALL_TOKENS.pythonStart]) {
-    for (let index = text.indexOf(token); index >= 0; index = text.indexOf(token, index + token.length)) {
+    for (let index = text.indexOf(token); index >= 0 && groups.length < MAX_WRITTEN_CALLS; index = text.indexOf(token, index + token.length)) {
       let cursor = index + token.length;
       while (cursor < text.length && /\s/.test(text[cursor] as string)) cursor += 1;
       const calls: WrittenCall[] = [];
@@ -115,7 +116,7 @@ function readPythonTagCalls(text: string, options: Required<WrittenToolCallReadO
 /** Pythonic lists `[name(…), …]` naming one of the agent's tools. */
 function readPythonicGroups(text: string, options: Required<WrittenToolCallReadOptions>): WrittenCallGroup[] {
   const groups: WrittenCallGroup[] = [];
-  for (let index = text.indexOf("["); index >= 0; index = text.indexOf("[", index + 1)) {
+  for (let index = text.indexOf("["); index >= 0 && groups.length < MAX_WRITTEN_CALLS; index = text.indexOf("[", index + 1)) {
     const name = pythonicCallNameAt(text, index);
     if (name === undefined || !nameIsBound(text.slice(name.start, name.end).replace(/\.call$/, ""), options.toolNames)) continue;
     const read = readPythonicCalls(text, name.start, options.maxRepairChars, true);
@@ -138,6 +139,7 @@ function readJsonGroups(text: string, options: Required<WrittenToolCallReadOptio
     const balanced = findBalancedEnd(text, start);
     const end = balanced < 0 ? text.length : balanced;
     const calls = callsOfJson(text.slice(start, end), start, end, balanced < 0, options).filter((call) => nameIsBound(call.name, options.toolNames));
+    if (groups.length >= MAX_WRITTEN_CALLS) return groups;
     if (calls.length > 0) {
       const fenceOpen = /```[a-z]*\s*$/i.exec(text.slice(Math.max(0, start - 16), start));
       const fenceClose = /^\s*```/.exec(text.slice(end, end + 8));
