@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { tool } from "@langchain/core/tools";
-import { z } from "zod/v4";
+import { z } from "zod";
 
 /**
  * The one table of written tool calls both readers are checked on: the ReAct parser
