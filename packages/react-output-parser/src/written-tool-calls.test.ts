@@ -52,6 +52,8 @@ describe("neutralizeUntrustedText", () => {
     expect(neutralized).not.toBe(testCase.text);
     const read = readWrittenToolCalls(neutralized, { toolNames: tools.map((item) => item.name) });
     expect(read.calls).toEqual([]);
+    // Idempotent: neutralising twice changes nothing more.
+    expect(neutralizeUntrustedText(neutralized).text).toBe(neutralized);
   });
 });
 
