@@ -35,7 +35,7 @@ describeLine1("runBothAgentStyles (npm run demo -- --agent create-agent; LangCha
   it("prints the tool calls, the ToolMessages and a summary of both agent styles", () => {
     expect(transcript).toContain("tool call currency_convert(");
     expect(transcript).toContain("ToolMessage [success] 100 EUR = 16000.00 JPY");
-    expect(transcript).toMatch(/ToolMessage \[error\] Model tried to call unavailable tool 'Wikipedia'/);
+    expect(transcript).toMatch(/ToolMessage \[error\] Model tried to call unavailable tool "Wikipedia"/);
     expect(transcript).toContain("━━ Summary (both agent styles)");
     expect(transcript).toMatch(/AgentExecutor \+ createReactAgent \(ReAct text\): +1\/1 scenarios/);
     expect(transcript).toMatch(new RegExp(`createAgent \\+ createReinsMiddleware \\(native tool calls\\): +${scenarioIds.length}/${scenarioIds.length} scenarios`));

@@ -145,7 +145,7 @@ describeLine1("createAgent with createReinsMiddleware through ChatOpenAI and the
       {
         toolCalls: [
           { name: "search", arguments: "{\u201cquery\u201d: \u201cParis\u201d,}" },
-          { name: "weather", arguments: "{{{city" },
+          { name: "weather", arguments: "{{{city}}}" },
           { name: "functions.Search", arguments: "{'query': 'Lyon'}" },
         ],
       },
@@ -171,5 +171,42 @@ describeLine1("createAgent with createReinsMiddleware through ChatOpenAI and the
     expect(text(last)).toContain("I stopped because I kept repeating the same step");
     expect(text(last)).toContain("Results for same");
     expect(server.pending).toBe(3);
+  });
+  it.each(["stream", "invoke"] as const)("rescues tool calls a local model wrote into its content (%s) and records parser_repairs_total", async (path) => {
+    const registry = new Registry();
+    server.enqueue(
+      { content: 'Let me search.\n<tool_call>\n{"name": "search", "arguments": {"query": "capital of France"}}\n</tool_call>' },
+      { content: '<|tool_calls_section_begin|><|tool_call_begin|>functions.search:0<|tool_call_argument_begin|>{"query": "Paris population"}<|tool_call_end|><|tool_calls_section_end|>' },
+      { content: "Paris is the capital of France." },
+    );
+    const result = await run({ metrics: modules.metrics.createAgentMetrics({ registry }) }, path);
+    const observations = toolMessages(result.messages);
+    expect(observations.map((message) => message.status)).toEqual(["success", "success"]);
+    expect(text(observations[0])).toContain("Results for capital of France");
+    expect(text(observations[1])).toContain("Results for Paris population");
+    expect(text(result.messages.at(-1))).toBe("Paris is the capital of France.");
+    // The provider got real tool calls back, with their ToolMessages, and no markup in the content.
+    const sent = server.requests.at(-1)?.messages ?? [];
+    const assistant = sent.filter((message) => message.role === "assistant");
+    expect(assistant.map((message) => message.tool_calls?.[0]?.function.name)).toEqual(["search", "search"]);
+    expect(JSON.stringify(assistant)).not.toContain("<tool_call>");
+    expect(sent.filter((message) => message.role === "tool")).toHaveLength(2);
+    const metrics = await registry.metrics();
+    expect(metrics).toMatch(/react_agent_parser_repairs_total\{repair="tool_call_from_text"\} 2/);
+    expect(metrics).toMatch(/react_agent_parser_repairs_total\{repair="written_kimi"\} 1/);
+    expect(result.stopReason).toBe("final_answer");
+  });
+
+  it("answers arguments cut off by the length limit with a correction, never a half-written call", async () => {
+    server.enqueue(
+      { content: '<tool_call>\n{"name": "search", "arguments": {"query": "history of the Fren' },
+      { content: "I could not finish the search." },
+    );
+    const result = await run({}, "invoke");
+    const [correction] = toolMessages(result.messages);
+    expect(correction.status).toBe("error");
+    expect(text(correction)).toContain("cut off");
+    expect(text(correction)).toContain('"search"');
+    expect(text(toolMessages(result.messages)[0])).not.toContain("Results for");
   });
 });

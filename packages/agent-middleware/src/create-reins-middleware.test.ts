@@ -167,7 +167,7 @@ describe("createReinsMiddleware", () => {
           new AIMessage({
             content: "",
             tool_calls: [{ name: "google", args: { q: "x" }, id: "call_1", type: "tool_call" }],
-            invalid_tool_calls: [{ name: "weather", args: "{{{city", id: "call_2", type: "invalid_tool_call", error: "bad json" }],
+            invalid_tool_calls: [{ name: "weather", args: "{{{city}}}", id: "call_2", type: "invalid_tool_call", error: "bad json" }],
           }),
         )
         .respond(new AIMessage("Sorry."));
@@ -176,7 +176,7 @@ describe("createReinsMiddleware", () => {
       const [unknown, unreadable] = toolMessages(result.messages);
       expect(unknown.status).toBe("error");
       expect(text(unknown)).toBe(
-        "Model tried to call unavailable tool 'google'. Available tools: search, weather, crm_lookup, catalog, web_page. Call one of these by its exact name.",
+        'Model tried to call unavailable tool "google". Available tools: "search", "weather", "crm_lookup", "catalog", "web_page". Call one of these by its exact name.',
       );
       expect(unreadable.status).toBe("error");
       expect(text(unreadable)).toContain("not valid JSON");

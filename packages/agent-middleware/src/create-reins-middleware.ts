@@ -23,7 +23,7 @@ import { findingsOf, recursionStop, textOf, type RunSlot } from "./middleware-ru
 import { checkReinsMiddlewareOptions, DEFAULT_REINS_MIDDLEWARE_OPTIONS, type ReinsMiddlewareOptions } from "./reins-middleware-options";
 import { RunLoopMonitor, type MonitoredCall } from "./loop-monitor";
 import { MIDDLEWARE_MESSAGES } from "./messages";
-import { repairToolCall, type RepairableTool } from "./tool-call-repair";
+import { rescueReply } from "./tool-call-rescue";
 
 /** The state the middleware adds to the agent's state (`stateSchema`). */
 export const reinsStateSchema = z.object({
@@ -51,8 +51,11 @@ const RUN_SLOT = "@reins/agent-middleware";
  *   graph, so the agent needs no `handleToolErrors`. Error texts also pass the neutraliser.
  * - `wrapModelCall`: repairs the tool calls of the model's reply (names, JSON arguments, also
  *   LangChain's `invalid_tool_calls` that a provider could not parse) with the parser's JSON
- *   repair; what cannot be repaired is answered with a corrective `ToolMessage` naming the valid
- *   tools or the fields, as Vercel AI's `repairToolCall` does.
+ *   repair, and when none is usable rescues the calls the model wrote into its text (Hermes/Qwen
+ *   tags, Llama JSON and pythonic calls, Mistral, DeepSeek and Kimi tokens, harmony, fenced JSON:
+ *   `rescueToolCalls`). What cannot run safely (unknown tool, wrong field names, arguments cut
+ *   off, a call echoed from a tool result, unreadable markup) is answered with a corrective
+ *   `ToolMessage` naming the valid tools or the fields, as Vercel AI's `repairToolCall` does.
  * - `beforeModel` / `afterModel`: `@reins/loop-control`'s repeat, cycle and stall detectors over
  *   `tool_calls` and the AI text, and step, time, token and cost budgets from `usage_metadata`. A
  *   warning goes into the next ToolMessage; a stop ends the run gracefully (`jumpTo: "end"`) with a
@@ -185,46 +188,6 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
     for (const note of notes) context.loop.pendingNotes.push(note);
   };
 
-  /** Tool-call repair of one model reply; corrections are kept for `wrapToolCall`. */
-  const repairReply = (message: AIMessage, tools: readonly RepairableTool[], slot: RunSlot | undefined): AIMessage => {
-    if (repairOptions === undefined || tools.length === 0) return message;
-    const written = [
-      ...(message.tool_calls ?? []).map((call) => ({ name: call.name, args: call.args as unknown, id: call.id })),
-      ...(message.invalid_tool_calls ?? []).map((call) => ({ name: call.name ?? "", args: call.args as unknown, id: call.id })),
-    ];
-    if (written.length === 0) return message;
-    let changed = (message.invalid_tool_calls ?? []).length > 0;
-    const toolCalls = written.map((call, index) => {
-      const id = call.id ?? `reins_call_${index}_${randomUUID().slice(0, 8)}`;
-      if (call.id === undefined) changed = true;
-      // createAgent's structured-output tools (responseFormat), answered by the agent itself.
-      if (call.name.startsWith(STRUCTURED_OUTPUT_PREFIX) && typeof call.args === "object" && call.args !== null) {
-        return { name: call.name, args: call.args as Record<string, unknown>, id, type: "tool_call" as const };
-      }
-      const result = repairToolCall(call, tools, repairOptions);
-      if (!result.ok) {
-        slot?.corrections.set(id, result.correction);
-        if (typeof call.args !== "object" || call.args === null) changed = true;
-        return { name: call.name, args: typeof call.args === "object" && call.args !== null ? (call.args as Record<string, unknown>) : {}, id, type: "tool_call" as const };
-      }
-      if (result.repairs.length > 0) {
-        changed = true;
-        for (const repair of result.repairs) emit({ type: "parser_repair", repair, detail: `tool call ${result.name}` });
-      }
-      return { name: result.name, args: result.args, id, type: "tool_call" as const };
-    });
-    if (!changed) return message;
-    return new AIMessage({
-      content: message.content,
-      ...(message.id !== undefined ? { id: message.id } : {}),
-      tool_calls: toolCalls,
-      invalid_tool_calls: [],
-      additional_kwargs: message.additional_kwargs,
-      response_metadata: message.response_metadata,
-      ...(message.usage_metadata !== undefined ? { usage_metadata: message.usage_metadata } : {}),
-    });
-  };
-
   /** The Reins-wrapped version of a tool (the ToolExecutor keeps one wrapper per tool object). */
   const wrappedOf = (tool: StructuredToolInterface): StructuredToolInterface => (toolExecutor === undefined ? tool : toolExecutor.wrapTool(tool));
 
@@ -262,7 +225,9 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
       const tools = (request.tools ?? []).filter(
         (tool): tool is StructuredToolInterface => tool !== null && typeof tool === "object" && typeof (tool as { name?: unknown }).name === "string",
       );
-      return repairReply(response, tools, runOf(request.state as { reinsRunId?: string })?.slot);
+      if (repairOptions === undefined || tools.length === 0) return response;
+      const messages = (request.state as { messages?: BaseMessage[] }).messages ?? request.messages;
+      return rescueReply(response, { tools, options: repairOptions, slot: runOf(request.state as { reinsRunId?: string })?.slot, messages, emit });
     },
     afterModel: {
       canJumpTo: ["end"],

@@ -8,6 +8,7 @@ export {
   DEFAULT_TOOL_CALL_REPAIR_OPTIONS,
   repairToolCall,
   type RepairableTool,
+  type ToolCallRefusal,
   type ToolCallRepairOptions,
   type ToolCallRepairResult,
   type WrittenToolCall,

@@ -94,6 +94,17 @@ export {
   neutralizeUntrustedText,
   type NeutralizedUntrustedText,
 } from "./neutralize-untrusted-text";
+export {
+  CONTROL_TOKEN_WORDS,
+  DEEPSEEK_CALL_TOKENS,
+  findControlTokens,
+  KIMI_CALL_TOKENS,
+  LLAMA_CALL_TOKENS,
+  MISTRAL_CALL_TOKENS,
+  pythonicCallNameAt,
+  stripControlTokens,
+  type ControlTokenSpan,
+} from "./written-call-shapes";
 export { combineRecorders } from "./combine-recorders";
 export {
   ReinsError,

@@ -16,6 +16,7 @@ import { NEUTRALIZED_CLOSE, NEUTRALIZED_TAG_OPEN } from "./neutralized-marks";
 import { DEFAULT_REACT_GRAMMAR, type ReActGrammar } from "./react-grammar";
 import { findBlobs, findCalls, findLabels, findTags } from "./untrusted-text-shapes";
 import { applyEdits, decodedView, type Edit } from "./untrusted-text-view";
+import { findWrittenCallShapes } from "./written-call-shapes";
 
 export { NEUTRALIZED_CLOSE, NEUTRALIZED_LINE_PREFIX, NEUTRALIZED_OPEN, NEUTRALIZED_TAG_OPEN } from "./neutralized-marks";
 
@@ -50,6 +51,7 @@ export function neutralizeUntrustedText(text: string, grammar: ReActGrammar = DE
   if (view.text.includes("<") || view.text.includes("\u25c1") || view.text.includes("functions.") || view.text.includes("assistant")) findTags(view.text, edits, found);
   findBlobs(view.text, grammar, edits, found);
   findCalls(view.text, grammar, edits, found);
+  findWrittenCallShapes(view.text, edits, found);
   return { text: applyEdits(text, view, edits), found };
 }
 

@@ -2,7 +2,8 @@
 import { ACTION_BLOB_INPUT_KEYS, ACTION_BLOB_NAME_KEYS, ACTION_BLOB_WRAPPER_KEYS, FINISH_NAMES } from "@reins/core";
 import { missingInput, objectInput, objectValue, stringInput } from "./action-input";
 import { findBalancedEnd, parseLooseJson } from "./json-text";
-import { finish, type Finished, type Work } from "./react-step";
+import { PARSER_MESSAGES } from "./messages";
+import { fail, finish, type Finished, type Work } from "./react-step";
 import { resolveTool } from "./resolve-tool";
 import { isPlainObject } from "./text-lines";
 import { normalizeToolName } from "./tool-names";
@@ -14,6 +15,8 @@ export interface ActionBlob {
   readonly tool: string;
   readonly input: unknown;
   readonly hasInput: boolean;
+  /** The text ends inside the input (an unclosed call tag with unbalanced JSON): never run. */
+  readonly truncated?: boolean;
 }
 
 // The blob keys are the one grammar's (`@reins/core`), which the neutraliser is derived from.
@@ -128,6 +131,10 @@ export function fromBlob(work: Work, blob: ActionBlob): Finished {
   const resolved = resolveTool(work, blob.tool, !blob.hasInput);
   if ("ok" in resolved) return resolved;
   const spec = resolved.spec;
+  if (blob.truncated === true) {
+    const labels = work.config.messageLabels;
+    return fail(work, "truncated_input", PARSER_MESSAGES.truncatedInput(labels, spec.name, `'${labels.actionInput}: <the complete input for ${spec.name}>'`));
+  }
   if (!blob.hasInput || blob.input === null || blob.input === undefined || blob.input === "") return missingInput(work, spec);
   if (spec.kind === "string") {
     const text = typeof blob.input === "string" ? blob.input : JSON.stringify(blob.input);

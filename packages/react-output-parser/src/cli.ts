@@ -9,6 +9,7 @@
  * learns show up here without changes.
  */
 import { readFile } from "node:fs/promises";
+import { RescueSummary, runMessageRescue, toolsFromDefinitions } from "./cli-messages";
 import { HardenedReActOutputParser } from "./hardened-react-output-parser";
 import type { ConflictPolicy } from "./read-react-step";
 import type { ParserTool } from "./tool-schema";
@@ -46,6 +47,12 @@ string, or an object with a "text", "llm_output" or "output" field, and prints o
   --summary      at the end, print counts by outcome and by repair to stderr (stdout stays JSON)
   --on-conflict  what to do with an action and a final answer in one output (default: first)
   --fuzzy        match near-miss tool names (edit distance 2)
+  --tool-schemas FILE
+                 rescue mode: read a JSONL log of assistant messages (OpenAI chat completions,
+                 choices[0].message, OpenAI or LangChain messages with content, tool_calls,
+                 invalid_tool_calls) and print what the createAgent tool-call rescue makes of
+                 each (calls run, repairs, refusals with their corrections), given the agent's
+                 OpenAI-style tool definitions in FILE; --summary counts outcomes, repairs, refusals
   --help         print this help
 
 Shapes read (see the package README for each one):
@@ -61,7 +68,8 @@ Shapes read (see the package README for each one):
   reasoning blocks    <think>, <thinking>, <reasoning>, <reflection>, ◁think▷: empty, unclosed,
                       closing tag only; a step only inside a block is read when none is outside
   paper style         Search[query], tool(input), Finish[answer], finish(answer="...")
-  XML agent           <tool>, <tool_input>, <final_answer>
+  XML agent           <tool>, <tool_input>, <final_answer> (attributes, any case, unclosed)
+  template calls      [TOOL_CALLS], DeepSeek and Kimi call tokens, <|python_tag|>, [tool(arg=..)]
   unlabelled replies  a plain reply, a JSON deliverable after a Thought
 Rejected as retries: cut-off inputs (unterminated string, unclosed fence or object), schema
 echoes (also Python reprs), labels of a language the parser is not configured for.
@@ -75,6 +83,7 @@ Examples:
   reins-parse --summary --tools search,calculator outputs.jsonl > results.jsonl
   reins-parse --jsonl --summary < outputs.jsonl      # each line: {"text": "...", "tools": ["search"]}
   jq -c '{text: .llm_output, tool_names}' runs.jsonl | reins-parse --jsonl --summary
+  reins-parse --tool-schemas tools.json --summary assistant-messages.jsonl
 `;
 
 interface CliOptions {
@@ -85,6 +94,8 @@ interface CliOptions {
   readonly file: string | undefined;
   readonly onConflict: ConflictPolicy;
   readonly fuzzy: boolean;
+  /** Rescue mode: the file of OpenAI-style tool definitions. */
+  readonly toolSchemas: string | undefined;
 }
 
 const CONFLICT_POLICIES: readonly ConflictPolicy[] = ["first", "action", "final", "error"];
@@ -109,6 +120,7 @@ function readArguments(argv: readonly string[]): CliOptions | { readonly help: t
   let file: string | undefined;
   let onConflict: ConflictPolicy = "first";
   let fuzzy = false;
+  let toolSchemas: string | undefined;
   for (let index = 0; index < argv.length; index += 1) {
     const argument = argv[index];
     const [flag, inlineValue] = argument.startsWith("--") && argument.includes("=") ? [argument.slice(0, argument.indexOf("=")), argument.slice(argument.indexOf("=") + 1)] : [argument, undefined];
@@ -133,6 +145,11 @@ function readArguments(argv: readonly string[]): CliOptions | { readonly help: t
         if (tools.length === 0) return { error: "--tools names no tool" };
         break;
       }
+      case "--tool-schemas": {
+        toolSchemas = value();
+        if (toolSchemas === undefined || toolSchemas.startsWith("--")) return { error: "--tool-schemas needs a JSON file of tool definitions" };
+        break;
+      }
       case "--on-conflict": {
         const policy = value();
         if (policy === undefined || !CONFLICT_POLICIES.includes(policy as ConflictPolicy)) return { error: `--on-conflict must be one of ${CONFLICT_POLICIES.join(", ")}` };
@@ -146,8 +163,8 @@ function readArguments(argv: readonly string[]): CliOptions | { readonly help: t
     }
   }
   if (file !== undefined && file !== "-" && file.endsWith(".jsonl")) jsonl = true;
-  if (tools === undefined && !jsonl) return { error: "--tools is required (without it every tool would be unknown); in a JSONL log each line may name its tools instead" };
-  return { tools, jsonl, summary, file: file === "-" ? undefined : file, onConflict, fuzzy };
+  if (tools === undefined && !jsonl && toolSchemas === undefined) return { error: "--tools is required (without it every tool would be unknown); in a JSONL log each line may name its tools instead" };
+  return { tools, jsonl, summary, file: file === "-" ? undefined : file, onConflict, fuzzy, toolSchemas };
 }
 
 /** End offset (exclusive) of the balanced JSON value starting at `start` (`{` or `[`), or -1. */
@@ -293,6 +310,23 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.stderr.write(`reins-parse: ${options.error}\n${USAGE}`);
     return 2;
   }
+  const read = io.readFile ?? ((path: string) => readFile(path, "utf8"));
+  if (options.toolSchemas !== undefined) {
+    let tools: ReturnType<typeof toolsFromDefinitions>;
+    let input: string;
+    try {
+      tools = toolsFromDefinitions(JSON.parse(await read(options.toolSchemas)) as unknown);
+      input = options.file !== undefined ? await read(options.file) : await readAll(io.stdin);
+    } catch (error) {
+      io.stderr.write(`reins-parse: cannot read ${options.toolSchemas} or the log: ${error instanceof Error ? error.message : String(error)}\n`);
+      return 2;
+    }
+    if (typeof tools === "string") {
+      io.stderr.write(`reins-parse: ${tools}\n`);
+      return 2;
+    }
+    return runMessageRescue(input, tools, io, options.summary ? new RescueSummary() : undefined);
+  }
   const parsers = new Map<string, HardenedReActOutputParser>();
   /** One parser per distinct tool list (JSONL lines usually share a few). Throws on bad tools. */
   const parserFor = (tools: readonly ParserTool[]): HardenedReActOutputParser => {
@@ -316,7 +350,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   let input: string;
   if (options.file !== undefined) {
     try {
-      input = await (io.readFile ?? ((path: string) => readFile(path, "utf8")))(options.file);
+      input = await read(options.file);
     } catch (error) {
       io.stderr.write(`reins-parse: cannot read ${options.file}: ${message(error)}\n`);
       return 2;

@@ -55,11 +55,31 @@ export function isSchemaEcho(value: unknown): boolean {
   const record = value as Record<string, unknown>;
   if (record.type === "object" && (typeof record.properties === "object" || Array.isArray(record.required))) return true;
   if (isSchemaDocument(record)) return true;
+  if (isToolDefinition(record)) return true;
   // One field's schema echoed as the value ({'title': 'Query', 'type': 'string'}, a Python repr).
   if (isSchemaField(record) && ("title" in record || "description" in record) && typeof record.type === "string") return true;
   const entries = Object.entries(record);
   if (entries.length === 0) return false;
+  // The example of a correction pasted back ({"city": "<string>"}), or type names as values ({"city": "string"}).
+  if (entries.every(([, field]) => typeof field === "string" && (PLACEHOLDER.test(field.trim()) || VALUE_TYPE_NAMES.has(field.trim().toLowerCase())))) return true;
   return entries.every(([, field]) => isSchemaField(field));
+}
+
+/** A placeholder as prompts and corrections write them: `<string>`, `<the city>`. */
+const PLACEHOLDER = /^<[^<>\n]{1,40}>$/;
+/** Type names that are no argument value when they stand alone as one. */
+const VALUE_TYPE_NAMES = new Set(["string", "str", "integer", "int", "number", "float", "boolean", "bool"]);
+/** Keys a tool definition carries its argument schema under (OpenAI, Anthropic, MCP, LangChain). */
+const DEFINITION_SCHEMA_KEYS = ["parameters", "input_schema", "inputSchema", "args_schema", "schema"];
+
+/** A whole tool definition pasted as the input: `{"name": "x", "parameters": {"type": "object", …}}`, or `{"type": "function", "function": {…}}`. */
+function isToolDefinition(record: Record<string, unknown>): boolean {
+  if (record.type === "function" && typeof record.function === "object" && record.function !== null) return isToolDefinition(record.function as Record<string, unknown>);
+  if (typeof record.name !== "string") return false;
+  return DEFINITION_SCHEMA_KEYS.some((key) => {
+    const schema = record[key];
+    return typeof schema === "object" && schema !== null && !Array.isArray(schema) && ((schema as Record<string, unknown>).type === "object" || isSchemaDocument(schema as Record<string, unknown>));
+  });
 }
 
 /** Keys of a JSON-schema document besides `properties` (a schema without `"type": "object"`). */

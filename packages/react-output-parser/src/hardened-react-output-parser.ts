@@ -127,6 +127,15 @@ export type ParseReport =
  *   `Tool({...})`, trailing prose), then checked against the tool's schema; a single-argument tool
  *   given plain text gets `{ argument: text }`; no-argument tools called with no input, `{}` or an
  *   empty `Action Input:`;
+ * - calls of other template families (`readWrittenToolCalls`): Mistral `[TOOL_CALLS]`, DeepSeek
+ *   `<｜tool▁call▁begin｜>`, Kimi `<|tool_call_begin|>`, Llama `<|python_tag|>`/`<|python_start|>`,
+ *   pythonic `[tool(arg="…")]` naming a registered tool (`written_tool_call`: `mistral-v11`,
+ *   `deepseek-v31`, `kimi-k2`, `llama4-python-start`, `pythonic-list` in `written-tool-calls.json`);
+ * - control tokens glued to a name (`y-ctl-deepseek-eos`, `y-ctl-gemma-eot`), JSON double-encoded
+ *   by hand with unescaped inner quotes (`y-de-unescaped-inner`), XML-tagged ReAct with attributes
+ *   and a missing closing tag (`y-xml-attr-tool`), a stray `json` fence word before a blob
+ *   (`y-fence-word-action`), a short answer after a reasoning block missing its opening tag
+ *   (`y-think-open-missing-number`);
  * - an `Action Input: ""` (written quotes) for a string tool: `""` (LangChain's `sql_db_list_tables`
  *   takes an empty input). A bare empty `Action Input:` or none at all is `missing_action_input`.
  *
@@ -150,6 +159,9 @@ export type ParseReport =
  *   code fence, an object stopping after `,` or `:` — never run half-written (`truncated_input`: the
  *   observation says it was cut off and asks for it again, shorter: `n-cut-string`, `n-cut-fence`,
  *   `n-cut-object-after-comma`, `n-cut-json-string-input-string-tool`);
+ * - a whole tool definition or placeholder values pasted as the input (`schema_echo`:
+ *   `y-schema-tool-definition`, `y-schema-placeholder`); a call tag cut off inside its JSON
+ *   (`truncated_input`: `truncated-write-file`);
  * - the tool's argument schema echoed as input, with or without `"type": "object"`, also one field's
  *   schema or a Python repr (`{'title': …, 'type': …}`, `AttributedDict({…})`) (`schema_echo`:
  *   `n-schema-python-repr`, `n-schema-attributed`);

@@ -24,3 +24,29 @@ export {
 } from "./tool-schema";
 export { parseLooseJson, type LooseJson } from "./json-text";
 export { matchToolName, type ToolNameMatch } from "./tool-names";
+export {
+  DEFAULT_TOOL_CALL_REPAIR_OPTIONS,
+  repairToolCall,
+  type RepairableTool,
+  type ToolCallRefusal,
+  type ToolCallRepairOptions,
+  type ToolCallRepairResult,
+  type WrittenToolCall,
+} from "./tool-call-repair";
+export {
+  rescueToolCalls,
+  type RefusedToolCall,
+  type ReplyToRescue,
+  type RescuedToolCall,
+  type ToolCallRescue,
+  type ToolCallRescueOptions,
+  type ToolCallSource,
+} from "./tool-call-rescue";
+export { TOOL_CALL_MESSAGES } from "./tool-call-messages";
+export {
+  readWrittenToolCalls,
+  type WrittenCall,
+  type WrittenCallShape,
+  type WrittenToolCallReadOptions,
+  type WrittenToolCalls,
+} from "./written-tool-calls";

@@ -145,6 +145,51 @@ function isSafeToRepair(text: string): boolean {
 const MAX_REPAIR_DEPTH = 32;
 const MAX_REPAIR_QUOTES = 1_000;
 
+/** `"{…}"` with `\\"` inside made plain: the quoted object's text. */
+function unquotedObject(inner: string): string {
+  return inner.replace(/\\"/g, '"');
+}
+
+/**
+ * JSON double-encoded by hand, with its inner quotes left unescaped (or half escaped):
+ * `"{"city": "Oslo"}"` for the whole text, or `"action_input": "{"city": "Oslo"}"` inside an
+ * object. The quotes around the inner object are dropped and its `\\"` unescaped; `undefined`
+ * when the text has no such object. One pass over the text.
+ */
+export function unquoteEmbeddedJson(text: string): string | undefined {
+  const trimmed = text.trim();
+  const quote = trimmed[0];
+  if ((quote === '"' || quote === "'") && (trimmed[1] === "{" || trimmed[1] === "[") && trimmed.endsWith(quote) && /[}\]]$/.test(trimmed.slice(0, -1).trimEnd())) {
+    const inner = trimmed.slice(1, -1);
+    // A properly escaped string is JSON already: only unescaped inner quotes need this.
+    if (/(^|[^\\])"/.test(inner) || quote === "'") return unquotedObject(inner);
+    return undefined;
+  }
+  if (!text.includes('"{')) return undefined;
+  let result = "";
+  let cursor = 0;
+  for (let index = text.indexOf('"{'); index >= 0; index = text.indexOf('"{', index + 1)) {
+    if (index < cursor || !/:\s*$/.test(text.slice(Math.max(cursor, index - 8), index))) continue;
+    let depth = 0;
+    let end = -1;
+    for (let position = index + 1; position < text.length; position += 1) {
+      const character = text[position];
+      if (character === "{") depth += 1;
+      else if (character === "}") {
+        depth -= 1;
+        if (depth === 0) {
+          end = position + 1;
+          break;
+        }
+      }
+    }
+    if (end < 0 || text[end] !== '"') continue;
+    result += text.slice(cursor, index) + unquotedObject(text.slice(index + 1, end));
+    cursor = end + 1;
+  }
+  return cursor === 0 ? undefined : result + text.slice(cursor);
+}
+
 /** The result of reading JSON-like text. */
 export interface LooseJson {
   readonly value: unknown;
@@ -182,6 +227,11 @@ function looksLikeJsonContainer(text: string): boolean {
  * @returns the value and the repairs applied, or `undefined` when the text is not JSON even after repair
  */
 export function parseLooseJson(text: string, maxRepairChars: number): LooseJson | undefined {
+  const embedded = text.length <= maxRepairChars ? unquoteEmbeddedJson(text) : undefined;
+  if (embedded !== undefined && !tryParse(text).ok) {
+    const inner = parseLooseJson(embedded, maxRepairChars);
+    if (inner !== undefined) return { value: inner.value, repairs: ["json_double_encoded", ...inner.repairs.filter((repair) => repair !== "json_double_encoded")] };
+  }
   const repairs: string[] = [];
   // Strict JSON needs double quotes around any key or string: without one, go straight to repair.
   let parsed: ReturnType<typeof tryParse> = text.includes('"') || !text.includes("'") ? tryParse(text) : { ok: false };

@@ -49,7 +49,8 @@ export function fromAction(work: Work, action: Segment, input: Segment | undefin
   }
   if (nameLine.length === 0) return fail(work, "empty_tool_name", PARSER_MESSAGES.emptyToolName(messageLabels, toolNames));
   const bare = trimCharacters(nameLine, BACKTICKS).trim();
-  if (bare[0] === "{" || bare[0] === "[" || fenceMarker(nameLine).isFence) {
+  // A stray fence word on the Action line ("json", the rest of a ```json fence) before the blob.
+  if (bare[0] === "{" || bare[0] === "[" || fenceMarker(nameLine).isFence || /^(?:json5?|jsonc)$/i.test(bare)) {
     const blob = findActionBlob(work, [nameLine, ...bodyLines].join("\n"));
     if (blob !== undefined) return fromBlob(work, blob);
   }

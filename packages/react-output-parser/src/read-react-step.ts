@@ -14,6 +14,7 @@ import { stripReasoningBlocks } from "./reasoning-blocks";
 import { MAX_LABELLED_LINES, segment, joinSegment, type Segment } from "./segment-labels";
 import { trimBlankLines } from "./text-lines";
 import { withoutStep } from "./unlabelled-reply";
+import { fromWrittenCalls } from "./written-call-step";
 
 export type { ConflictPolicy, ParsedToolInput, ReActStep, ReaderConfig } from "./react-step";
 export type { ParserErrorReason } from "./parser-error-reasons";
@@ -48,6 +49,9 @@ export function readFullReActStep(text: unknown, config: ReaderConfig): ReActSte
     if (step !== undefined) return step;
     body = harmony.rest;
   }
+  // Stage 0b: calls written with other template tokens (Kimi, DeepSeek, Mistral, Llama, pythonic).
+  const written = fromWrittenCalls(work, body);
+  if (written !== undefined) return written;
   const leftovers = removeLeftoverTokens(body);
   if (leftovers.removed) {
     work.repairs.add("special_tokens_removed");

@@ -6,13 +6,14 @@
  *   (`analysis…assistantfinal…`, `assistantcommentary to=functions.NAME json{…}`), after the
  *   harmony format spec (OpenAI, "OpenAI Harmony Response Format", 2025);
  * - leftover end tokens of other families in names and inputs (`<|eot_id|>`, `<|eom_id|>`,
- *   `<|im_end|>`, `<|endoftext|>`, `</s>`), removed;
+ *   `<|im_end|>`, `<|endoftext|>`, `</s>`, DeepSeek's `<｜end▁of▁sentence｜>`, Gemma's
+ *   `<end_of_turn>`, Mistral's `[/INST]`: core's `findControlTokens`), removed;
  * - a partial stop label at the very end (`Observ`, `Obs`, `Observation` without its colon), the
  *   start of the `\nObservation:` stop sequence the model was cut at, removed.
  * Every token shape here is declared in `@reins/core`'s grammar (`SPECIAL_TOKEN_PATTERN`,
  * `HARMONY_CHANNELS`, `FUSED_HARMONY_MARKERS`), which the neutraliser is derived from.
  */
-import { FUSED_HARMONY_MARKERS, HARMONY_RECIPIENT_PREFIX, type ReActLabelSet } from "@reins/core";
+import { FUSED_HARMONY_MARKERS, HARMONY_RECIPIENT_PREFIX, stripControlTokens, type ReActLabelSet } from "@reins/core";
 
 /** A harmony reply read into its parts. */
 export interface HarmonyReply {
@@ -134,9 +135,11 @@ const LEFTOVER_TOKENS = ["</s>", "<s>"];
  * @returns the text and whether anything was removed
  */
 export function removeLeftoverTokens(text: string): { text: string; removed: boolean } {
-  if (!text.includes("<")) return { text, removed: false };
+  if (!text.includes("<") && !text.includes("[")) return { text, removed: false };
   let result = text.includes("<|") ? text.replace(TOKEN, "") : text;
   for (const token of LEFTOVER_TOKENS) if (result.includes(token)) result = result.split(token).join("");
+  // The other control tokens of the grammar: DeepSeek's <｜…｜>, Gemma's <end_of_turn>, Mistral's [INST].
+  result = stripControlTokens(result).text;
   return { text: result, removed: result.length !== text.length };
 }
 

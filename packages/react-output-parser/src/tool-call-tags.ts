@@ -15,6 +15,12 @@ import { TOOL_CALL_CHILD_TAG_NAMES, TOOL_CALL_NAME_ATTRIBUTES, TOOL_CALL_TAG_NAM
 import { blobFrom, type ActionBlob } from "./action-blob";
 import { findBalancedEnd, parseLooseJson } from "./json-text";
 import type { Work } from "./react-step";
+
+/** What reading a tag needs: the agent's tool names and the JSON repair limit (a `ReaderConfig` has both). */
+export interface TagReadConfig {
+  readonly toolNames: readonly string[];
+  readonly maxRepairChars: number;
+}
 import { isPlainObject } from "./text-lines";
 
 /** Call tags, longest name first so `<tool_calls>` is not read as `<tool_call>`. */
@@ -65,16 +71,30 @@ function nextOpenTag(text: string, from: number): OpenTag | undefined {
  * The tag's content: up to `</name>`, or (cut off by a stop sequence) up to the next `<name` or the
  * end of the text.
  */
-function contentOf(text: string, tag: OpenTag): { content: string; end: number } {
+/** The next `<name` that opens the same tag (not `<name_input`). */
+function nextSameTag(text: string, name: string, from: number): number {
+  let next = text.indexOf(`<${name}`, from);
+  while (next >= 0 && !/[\s>=/]/.test(text[next + name.length + 1] ?? ">")) next = text.indexOf(`<${name}`, next + 1);
+  return next;
+}
+
+function contentOf(text: string, tag: OpenTag): { content: string; end: number; closed: boolean } {
   const close = text.indexOf(`</${tag.name}>`, tag.end);
   if (close >= 0) {
-    const next = text.indexOf(`<${tag.name}`, tag.end);
-    if (next < 0 || next > close || WRAPPERS.has(tag.name)) return { content: text.slice(tag.end, close), end: close + tag.name.length + 3 };
-    return { content: text.slice(tag.end, next), end: next };
+    const next = nextSameTag(text, tag.name, tag.end);
+    if (next < 0 || next > close || WRAPPERS.has(tag.name)) return { content: text.slice(tag.end, close), end: close + tag.name.length + 3, closed: true };
+    return { content: text.slice(tag.end, next), end: next, closed: false };
   }
-  const next = text.indexOf(`<${tag.name}`, tag.end);
+  const next = nextSameTag(text, tag.name, tag.end);
   const end = next < 0 ? text.length : next;
-  return { content: text.slice(tag.end, end), end };
+  return { content: text.slice(tag.end, end), end, closed: false };
+}
+
+/** An unclosed tag's content that stops inside its input: an unbalanced JSON object or an open `<parameter>`. */
+function endsInsideInput(content: string): boolean {
+  const brace = content.indexOf("{");
+  if (brace >= 0 && findBalancedEnd(content, brace) < 0) return true;
+  return content.lastIndexOf("<parameter") > content.lastIndexOf("</parameter>");
 }
 
 /** `name="search"`, `name='search'` or `name=search` among a tag's attributes. */
@@ -123,92 +143,117 @@ function parametersOf(content: string): Record<string, unknown> | undefined {
   return found ? result : undefined;
 }
 
-/** `<name>x</name>` child tags of a call. */
+/** `<name>x</name>` (or `<name attr=…>x`) child tags of a call; the closing tag may be missing. */
 function childTag(content: string, names: readonly string[]): string | undefined {
   for (const name of names) {
-    const open = content.indexOf(`<${name}>`);
+    let open = content.indexOf(`<${name}`);
+    while (open >= 0 && !/[\s>]/.test(content[open + name.length + 1] ?? "")) open = content.indexOf(`<${name}`, open + 1);
     if (open < 0) continue;
-    const close = content.indexOf(`</${name}>`, open);
-    return content.slice(open + name.length + 2, close < 0 ? content.length : close);
+    const start = content.indexOf(">", open);
+    if (start < 0 || start - open > MAX_ATTRIBUTE_CHARS) continue;
+    const close = content.indexOf(`</${name}>`, start);
+    return content.slice(start + 1, close < 0 ? content.length : close);
   }
   return undefined;
 }
 
 /** A call's input written as text: JSON when it is JSON, else the text. */
-function inputText(text: string, work: Work): unknown {
+function inputText(text: string, config: TagReadConfig): unknown {
   const trimmed = text.trim();
   if (trimmed[0] === "{" || trimmed[0] === "[") {
-    const parsed = parseLooseJson(trimmed, work.config.maxRepairChars);
+    const parsed = parseLooseJson(trimmed, config.maxRepairChars);
     if (parsed !== undefined) return parsed.value;
   }
   return trimmed;
 }
 
 /** One call from a tag, or `undefined` when the tag holds none. */
-function callOf(content: string, tag: OpenTag, work: Work): ActionBlob | undefined {
+function callOf(content: string, tag: OpenTag, config: TagReadConfig): ActionBlob | undefined {
   const attributes = tag.attributes;
   // Qwen: <function=NAME>
   const named = attributes.trimStart().startsWith("=") ? attributes.trim().slice(1).replace(/^["']|["']$/g, "").trim() : attribute(attributes, TOOL_CALL_NAME_ATTRIBUTES);
   if (named !== undefined && named.length > 0) {
     const parameters = parametersOf(content);
     if (parameters !== undefined) return { tool: named, input: parameters, hasInput: true };
+    // <action name="search"><action_input format="json">{…}: the input in its own child tag.
+    const child = content.trimStart().startsWith("<") ? childTag(content, [...TOOL_CALL_CHILD_TAG_NAMES.input, `${tag.name}_input`]) : undefined;
+    if (child !== undefined) return { tool: named, input: inputText(child, config), hasInput: child.trim().length > 0 };
     const body = content.trim();
-    if (body.length > 0) return { tool: named, input: inputText(body, work), hasInput: true };
+    if (body.length > 0) return { tool: named, input: inputText(body, config), hasInput: true };
     // The input as an attribute: <tool_call name="search" arguments='{"query": "x"}'/>.
     const written = attribute(attributes.replace(/\/\s*$/, ""), TOOL_CALL_CHILD_TAG_NAMES.input);
-    return { tool: named, input: written !== undefined ? inputText(written, work) : undefined, hasInput: written !== undefined && written.length > 0 };
+    return { tool: named, input: written !== undefined ? inputText(written, config) : undefined, hasInput: written !== undefined && written.length > 0 };
   }
   const childName = childTag(content, TOOL_CALL_CHILD_TAG_NAMES.name);
   if (childName !== undefined && childName.trim().length > 0 && !childName.includes("<")) {
     const childInput = childTag(content, TOOL_CALL_CHILD_TAG_NAMES.input);
     const parameters = childInput === undefined ? parametersOf(content) : undefined;
     if (parameters !== undefined) return { tool: childName.trim(), input: parameters, hasInput: true };
-    return { tool: childName.trim(), input: childInput !== undefined ? inputText(childInput, work) : undefined, hasInput: childInput !== undefined && childInput.trim().length > 0 };
+    return { tool: childName.trim(), input: childInput !== undefined ? inputText(childInput, config) : undefined, hasInput: childInput !== undefined && childInput.trim().length > 0 };
   }
   const brace = content.indexOf("{");
   if (brace >= 0) {
     const end = findBalancedEnd(content, brace);
-    const parsed = parseLooseJson(content.slice(brace, end < 0 ? content.length : end), work.config.maxRepairChars);
+    const parsed = parseLooseJson(content.slice(brace, end < 0 ? content.length : end), config.maxRepairChars);
     if (parsed !== undefined) {
       const value = isPlainObject(parsed.value) && isPlainObject(parsed.value.function) ? parsed.value.function : parsed.value;
-      return blobFrom(value, work.config.toolNames) ?? blobFrom(parsed.value, work.config.toolNames);
+      return blobFrom(value, config.toolNames) ?? blobFrom(parsed.value, config.toolNames);
     }
   }
   return undefined;
 }
 
+/** One call written as a tag, with where it stands in the text. */
+export interface ToolCallTagSpan {
+  readonly call: ActionBlob;
+  /** Offset of the tag's `<`. */
+  readonly start: number;
+  /** Offset after its closing tag (or the end of what it holds). */
+  readonly end: number;
+  /** The tag was never closed and the text ends inside its input (cut off). */
+  readonly truncated: boolean;
+}
+
 /**
- * The first tool call written as a tag in `text`, and whether more follow.
+ * Every tool call written as a tag in `text`, in order (at most `limit`), with their spans.
  *
- * @returns the call, or `undefined` when the text holds no call tag with a tool in it
+ * @param text - the model's text
+ * @param config - the agent's tool names and the JSON repair limit
+ * @returns the calls; a wrapper (`<tool_calls>`, `<function_calls>`) is looked into, not returned
  */
-export function findToolCallTag(work: Work, text: string): ActionBlob | undefined {
-  if (!text.includes("<")) return undefined;
+export function findToolCallTags(text: string, config: TagReadConfig, limit = 32): ToolCallTagSpan[] {
+  const spans: ToolCallTagSpan[] = [];
+  if (!text.includes("<")) return spans;
   let from = 0;
-  let first: ActionBlob | undefined;
-  let firstEnd = 0;
-  let extra = 0;
   // At most a few dozen tags are looked at: enough for wrappers and a few calls.
-  for (let looked = 0; looked < 32; looked += 1) {
+  for (let looked = 0; looked < 64 && spans.length < limit; looked += 1) {
     const tag = nextOpenTag(text, from);
     if (tag === undefined) break;
-    const { content, end } = contentOf(text, tag);
-    const call = callOf(content, tag, work);
+    const { content, end, closed } = contentOf(text, tag);
+    const call = callOf(content, tag, config);
     if (call !== undefined) {
-      if (first === undefined) {
-        first = call;
-        firstEnd = end;
-      } else if (tag.start >= firstEnd) extra += 1;
+      const previous = spans.at(-1);
+      // A call inside the previous call's span (a <function=…> in its <tool_call>) is that call.
+      if (previous === undefined || tag.start >= previous.end) spans.push({ call, start: tag.start, end, truncated: !closed && end === text.length && endsInsideInput(content) });
       from = end;
-      if (first !== undefined && extra > 0) break;
       continue;
     }
     // A wrapper (<function_calls>, <tool_calls>) without a call of its own: look inside it.
     from = WRAPPERS.has(tag.name) ? tag.end : end;
   }
-  if (first !== undefined) {
-    work.repairs.add("tool_call_tag");
-    if (extra > 0) work.repairs.add("extra_actions_ignored");
-  }
-  return first;
+  return spans;
+}
+
+/**
+ * The first tool call written as a tag in `text`; more calls after it are reported
+ * (`extra_actions_ignored`: the executor runs one action per step).
+ *
+ * @returns the call, or `undefined` when the text holds no call tag with a tool in it
+ */
+export function findToolCallTag(work: Work, text: string): ActionBlob | undefined {
+  const spans = findToolCallTags(text, work.config, 2);
+  if (spans.length === 0) return undefined;
+  work.repairs.add("tool_call_tag");
+  if (spans.length > 1) work.repairs.add("extra_actions_ignored");
+  return spans[0].truncated ? { ...spans[0].call, truncated: true } : spans[0].call;
 }

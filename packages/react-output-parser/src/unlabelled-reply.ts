@@ -160,7 +160,9 @@ export function withoutStep(work: Work, body: string, preambleText: string, segm
   if (meaningful.length === 0 && segments.length === 0) {
     const text = preambleText;
     const mentioned = mentionedTools(text, toolNames);
-    if (work.config.acceptUnlabelledReply && readsAsReply(text) && mentioned.length === 0 && !looksLikePlan(text) && !looksTruncated(text) && !talksAboutFormat(text) && !hasNeutralizedMarks(text)) {
+    // After a closed reasoning block, a short line of digits or symbols ("4", "42 °C") is the answer too.
+    const afterReasoning = work.repairs.items.includes("reasoning_block_removed") && /^[^\n{}[\]<>`]{1,80}$/.test(text.trim()) && /[\p{N}\p{S}]/u.test(text);
+    if (work.config.acceptUnlabelledReply && (readsAsReply(text) || afterReasoning) && mentioned.length === 0 && !looksLikePlan(text) && !looksTruncated(text) && !talksAboutFormat(text) && !hasNeutralizedMarks(text)) {
       work.repairs.add("unlabelled_final_answer");
       return finish(work, text);
     }

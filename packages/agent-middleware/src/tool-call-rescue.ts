@@ -1,0 +1,93 @@
+/**
+ * The middleware's side of the tool-call rescue: `@reins/react-output-parser`'s `rescueToolCalls`
+ * applied to one `AIMessage` in `wrapModelCall`. Calls that may run become `tool_calls` (fresh ids
+ * where the model gave none); refused ones stay as calls with empty arguments whose `ToolMessage`
+ * is the correction (`wrapToolCall` answers them from the run's corrections), so the history
+ * never holds malformed arguments nor a call without its `ToolMessage`; call markup and stray call
+ * tags leave the content. Each repair is a `parser_repair` event (`parser_repairs_total{repair}`),
+ * as on the classic path.
+ */
+import { randomUUID } from "node:crypto";
+import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import type { ReinsEvent } from "@reins/core";
+import { rescueToolCalls, type RepairableTool, type ToolCallRepairOptions } from "@reins/react-output-parser";
+import { textOf, type RunSlot } from "./middleware-run-state";
+
+/** Tool names createAgent gives its structured-output tools (`responseFormat`): answered by the agent itself. */
+const STRUCTURED_OUTPUT_PREFIX = "extract-";
+/** The name a refused call stands under when no tool name could be read from the markup. */
+const UNREADABLE_CALL_NAME = "unreadable_tool_call";
+
+/** What the rescue of one reply needs from the middleware. */
+export interface ReplyRescueContext {
+  readonly tools: readonly RepairableTool[];
+  readonly options: ToolCallRepairOptions;
+  /** The run's corrections by call id; `undefined` outside a run (refused calls are then dropped). */
+  readonly slot: RunSlot | undefined;
+  /** The messages before the reply (their ToolMessages are the run's tool results). */
+  readonly messages: readonly BaseMessage[];
+  readonly emit: (event: ReinsEvent) => void;
+}
+
+function finishReasonOf(message: AIMessage): string | undefined {
+  const metadata = message.response_metadata ?? {};
+  const reason = metadata.finish_reason ?? metadata.stop_reason ?? metadata.done_reason;
+  return typeof reason === "string" ? reason : undefined;
+}
+
+const freshId = (): string => `reins_call_${randomUUID().slice(0, 12)}`;
+
+/**
+ * Rescues and repairs the tool calls of one model reply.
+ *
+ * @returns the reply unchanged when nothing needed changing, else a new `AIMessage` (same id,
+ *   metadata and usage) with the calls that run, the refused calls (empty arguments, their
+ *   corrections kept in `slot.corrections`) and the content without call markup
+ */
+export function rescueReply(message: AIMessage, context: ReplyRescueContext): AIMessage {
+  const toolResults = context.messages.filter((item) => ToolMessage.isInstance(item)).map(textOf);
+  const finishReason = finishReasonOf(message);
+  // vLLM's and DeepSeek's reasoning parsers put the reasoning beside the content: a reasoning block.
+  const reasoning = message.additional_kwargs?.reasoning_content;
+  const text = textOf(message);
+  const withReasoning = typeof reasoning === "string" && reasoning.trim().length > 0 && text.trim().length === 0;
+  const rescue = rescueToolCalls(
+    {
+      content: withReasoning ? `<think>${reasoning}</think>` : text,
+      toolCalls: (message.tool_calls ?? []).map((call) => ({ name: call.name, args: call.args as unknown, ...(call.id !== undefined ? { id: call.id } : {}) })),
+      invalidToolCalls: (message.invalid_tool_calls ?? []).map((call) => ({ ...(call.name !== undefined ? { name: call.name } : {}), ...(call.args !== undefined ? { args: call.args } : {}), ...(call.id !== undefined ? { id: call.id } : {}) })),
+      ...(finishReason !== undefined ? { finishReason } : {}),
+    },
+    context.tools,
+    { ...context.options, toolResults, passThrough: (name) => name.startsWith(STRUCTURED_OUTPUT_PREFIX) },
+  );
+  const unchanged = rescue.outcome === "answer" || (rescue.outcome === "native" && rescue.refused.length === 0 && rescue.calls.every((call) => call.id !== undefined));
+  if (unchanged && !rescue.contentChanged && (message.invalid_tool_calls ?? []).length === 0) return message;
+
+  const toolCalls = rescue.calls.map((call) => {
+    for (const repair of call.repairs) context.emit({ type: "parser_repair", repair, detail: `tool call ${call.name}` });
+    return { name: call.name, args: call.args, id: call.id ?? freshId(), type: "tool_call" as const };
+  });
+  if (context.slot !== undefined) {
+    for (const refused of rescue.refused) {
+      const id = refused.id ?? freshId();
+      context.slot.corrections.set(id, refused.correction);
+      toolCalls.push({ name: refused.name.length > 0 ? refused.name : UNREADABLE_CALL_NAME, args: {}, id, type: "tool_call" as const });
+    }
+  }
+  // The order the model wrote its calls in (their ToolMessages follow it).
+  const written = [...(message.tool_calls ?? []), ...(message.invalid_tool_calls ?? [])].map((call) => call.id);
+  const rank = (id: string): number => (written.includes(id) ? written.indexOf(id) : written.length);
+  toolCalls.sort((left, right) => rank(left.id) - rank(right.id));
+  // Text blocks are replaced by the cleaned text only when the markup was removed.
+  const content = rescue.contentChanged && !withReasoning ? rescue.content : message.content;
+  return new AIMessage({
+    content,
+    ...(message.id !== undefined ? { id: message.id } : {}),
+    tool_calls: toolCalls,
+    invalid_tool_calls: [],
+    additional_kwargs: message.additional_kwargs,
+    response_metadata: message.response_metadata,
+    ...(message.usage_metadata !== undefined ? { usage_metadata: message.usage_metadata } : {}),
+  });
+}

@@ -1,0 +1,31 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { tool } from "@langchain/core/tools";
+import { z } from "zod";
+
+/**
+ * The one table of written tool calls both readers are checked on: the ReAct parser
+ * (`written-tool-calls.test.ts`) and the createAgent rescue (agent-middleware's
+ * `tool-call-rescue.test.ts`). Every family of the issue, each with several variants.
+ */
+export interface WrittenCallCase {
+  readonly id: string;
+  readonly kind: string;
+  readonly text: string;
+  readonly finish_reason?: string;
+  readonly expected:
+    | { readonly calls: ReadonlyArray<{ readonly name: string; readonly args: Record<string, unknown> }> }
+    | { readonly refused: string }
+    | { readonly answer: string };
+}
+
+export const WRITTEN_CALL_CASES = JSON.parse(readFileSync(path.join(__dirname, "written-tool-calls.json"), "utf8")) as WrittenCallCase[];
+
+/** The tools of the table: what each case's calls are checked against. */
+export function writtenCallTools(run: (name: string, input: unknown) => string = (name) => `ran ${name}`) {
+  return [
+    tool(async (input) => run("search", input), { name: "search", description: "Searches the web.", schema: z.object({ query: z.string() }) }),
+    tool(async (input) => run("get_weather", input), { name: "get_weather", description: "Weather of a city.", schema: z.object({ city: z.string(), unit: z.string().optional() }) }),
+    tool(async (input) => run("write_file", input), { name: "write_file", description: "Writes a file.", schema: z.object({ path: z.string(), content: z.string() }) }),
+  ];
+}
