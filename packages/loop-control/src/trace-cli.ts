@@ -7,7 +7,9 @@
  */
 import { open, readFile } from "node:fs/promises";
 import { AuditFollower } from "./trace-follow";
-import { readAuditTrail, renderTimelineHtml, renderTimelineText, type AuditTrail } from "./trace-timeline";
+import { renderTimelineHtml } from "./trace-html";
+import { readAuditTrail, type AuditTrail } from "./trace-read";
+import { renderTimelineText } from "./trace-timeline";
 
 /** Where the CLI reads and writes (injectable for tests). */
 export interface TraceCliIo {
