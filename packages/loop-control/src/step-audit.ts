@@ -146,7 +146,9 @@ export function contentTextOf(input: unknown): string | undefined {
 }
 
 /**
- * Writes one record to the audit sink, redacted first. A throwing sink or redactor is handed to
+ * Writes one record to the audit sink, redacted first. The one place every audit record of every
+ * path (LoopControlHandler, createReactAgent, the createAgent middleware) passes before it is
+ * written: a default secrets redactor belongs here. A throwing sink or redactor is handed to
  * `onError`; the run goes on.
  */
 export function writeAuditRecord(audit: LoopAuditOptions | undefined, record: LoopAuditRecord, onError: (error: unknown) => void): void {
