@@ -51,7 +51,7 @@ input.filter { position: absolute; opacity: 0; pointer-events: none; }
 ${OUTCOME_FILTERS.map(({ outcome }) => `#show-${outcome}:checked ~ .filters label[for="show-${outcome}"]`).join(", ")} { background: #2864c7; color: #fff; border-color: #2864c7; }
 ${OUTCOME_FILTERS.map(({ outcome }) => `#show-${outcome}:focus-visible ~ .filters label[for="show-${outcome}"]`).join(", ")} { outline: 2px solid #2864c7; }
 ${FILTER_CSS}
-nav.picker ol { columns: 2 22rem; padding-left: 1.5rem; margin: .25rem 0 1rem; }
+nav.picker ol { max-height: 18rem; overflow: auto; padding-left: 2rem; margin: .25rem 0 1rem; background: #fff; border: 1px solid #dde3ec; border-radius: 6px; }
 main:has(.run:target) .run:not(:target) { display: none; }
 .show-all-runs { display: none; } main:has(.run:target) .show-all-runs { display: block; margin-bottom: 1rem; }
 section.run { margin-top: 1.5rem; padding-top: .5rem; border-top: 1px solid #dde3ec; }

@@ -254,10 +254,11 @@ export function turnsOf(records: readonly LoopAuditRecord[], problems: ReadonlyM
       outcome: first.outcome,
       startedAtMs: Date.parse(first.startedAt),
       thought: first.thought,
-      calls: kind === "calls" ? group.map((record) => callOf(record, (problems.get(record) ?? []).length > 0)) : [],
+      // A rejected reply's "call" is the executor's `_Exception` step: its observation is the parser's corrective text.
+      calls: kind === "finish" ? [] : group.map((record) => callOf(record, (problems.get(record) ?? []).length > 0)),
       ...(first.durations.llmMs !== undefined ? { llmMs: first.durations.llmMs } : {}),
       ...(cycles.length > 0 ? { cycleMs: Math.max(...cycles) } : {}),
-      labels: kind === "calls" ? [] : labelsOf(first, groupProblems.length > 0),
+      labels: kind === "finish" ? labelsOf(first, groupProblems.length > 0) : [],
       ...(stop?.stopReason !== undefined ? { stopReason: stop.stopReason } : {}),
       ...(first.answer !== undefined ? { answer: first.answer } : {}),
       problems: groupProblems,
