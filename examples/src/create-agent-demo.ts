@@ -11,6 +11,7 @@ import { createAgent } from "langchain";
 import { Registry } from "prom-client";
 import { createReinsMiddleware, type ReinsMiddlewareLoopControlOptions } from "@reins/agent-middleware";
 import { createAgentMetrics, type AgentMetrics } from "@reins/metrics";
+import type { LoopAuditSink } from "@reins/loop-control";
 import { DEMO_TOOL_POLICIES } from "./demo-scenarios";
 import { runDemo, type DemoOptions, type DemoReport, type LiveModelOptions } from "./demo-runner";
 import {
@@ -258,6 +259,8 @@ export interface CreateAgentDemoOptions {
    * @default "stream"
    */
   agentPath?: "invoke" | "stream";
+  /** Where the middleware writes its audit trail, one record per tool call (`--audit FILE`; read it with `reins-trace`). */
+  audit?: LoopAuditSink;
 }
 
 /** What {@link runCreateAgentDemo} returns. */
@@ -307,7 +310,14 @@ export async function runCreateAgentDemo(options: CreateAgentDemoOptions = {}): 
       const agent = createAgent({
         model,
         tools: agentTools,
-        middleware: [createReinsMiddleware({ metrics, toolExecutor: { policies: DEMO_TOOL_POLICIES }, ...(scenario.loopControl !== undefined ? { loopControl: scenario.loopControl } : {}) })],
+        middleware: [
+          createReinsMiddleware({
+            metrics,
+            toolExecutor: { policies: DEMO_TOOL_POLICIES },
+            ...(scenario.loopControl !== undefined ? { loopControl: scenario.loopControl } : {}),
+            ...(options.audit !== undefined ? { audit: { sink: options.audit } } : {}),
+          }),
+        ],
       });
       const startedAt = Date.now();
       let outcome: CreateAgentOutcome;
@@ -394,6 +404,7 @@ export async function runBothAgentStyles(options: DemoOptions = {}): Promise<Bot
     write,
     registry,
     ...(options.live !== undefined ? { live: options.live } : {}),
+    ...(options.audit !== undefined ? { audit: options.audit } : {}),
     // The classic --stream flag picks AgentExecutor's loop; createAgent streams by default (tool_calls deltas).
   });
   write(`\n━━ Summary (createAgent)\n`);

@@ -6,6 +6,7 @@ import { pathToFileURL } from "node:url";
 import type { LoopAuditRecord } from "@reins/loop-control";
 import { REPO_ROOT, describeRequiring } from "@reins/testing";
 import { Registry } from "prom-client";
+import { runCreateAgentDemo } from "./create-agent-demo";
 import { runDemo } from "./demo-runner";
 
 /** Where the page and its screenshot are kept for a person to look at (git-ignored; CI keeps it). */
@@ -38,16 +39,28 @@ function chromium(args: readonly string[]): { status: number | null; stdout: str
   }
 }
 
-describeRequiring([{ program: "chromium" }], "reins-trace --html of a demo run, in headless Chromium", () => {
+/** Text as Chromium's --dump-dom serialises it inside an element (&, <, > and no-break spaces escaped). */
+function asDomText(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\u00a0/g, "&nbsp;");
+}
+
+describeRequiring([{ program: "chromium" }], "reins-trace --html of the demo's runs on both agent paths, in headless Chromium", () => {
   const records: LoopAuditRecord[] = [];
+  const createAgentRuns = new Set<string>();
   let pagePath = "";
+  let dom = "";
 
   beforeAll(async () => {
     const lines: string[] = [];
-    await runDemo({ write: () => undefined, registry: new Registry(), audit: { write: (line: string) => lines.push(line) } });
+    const sink = { write: (line: string) => lines.push(line) };
+    await runDemo({ write: () => undefined, registry: new Registry(), audit: sink });
+    const classicLines = lines.length;
+    await runCreateAgentDemo({ write: () => undefined, registry: new Registry(), audit: sink, agentPath: "invoke" });
     for (const line of lines) records.push(JSON.parse(line) as LoopAuditRecord);
+    for (const record of records.slice(classicLines)) createAgentRuns.add(record.runId);
     mkdirSync(ARTIFACTS_DIR, { recursive: true });
-    const auditPath = path.join(ARTIFACTS_DIR, "demo-audit.jsonl");
+    // The JSONL goes to the temp directory; the page and the screenshot stay in artifacts/ for a person.
+    const auditPath = path.join(mkdtempSync(path.join(tmpdir(), "reins-trace-")), "demo-audit.jsonl");
     writeFileSync(auditPath, lines.join(""));
     // The CLI as a user runs it (the launcher runs the TypeScript source before a build).
     const cli = spawnSync(process.execPath, [TRACE_BIN, auditPath, "--html", "--title", "Reins demo run"], { encoding: "utf8", timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
@@ -55,25 +68,60 @@ describeRequiring([{ program: "chromium" }], "reins-trace --html of a demo run, 
     expect(cli.status).toBe(0);
     pagePath = path.join(ARTIFACTS_DIR, "demo-run.html");
     writeFileSync(pagePath, cli.stdout);
-  }, 180_000);
+    const dumped = chromium(["--dump-dom", pathToFileURL(pagePath).href]);
+    expect(dumped.status).toBe(0);
+    dom = dumped.stdout;
+  }, 300_000);
 
-  it("covers every scenario of the demo (the trail is not empty)", () => {
+  it("covers every scenario of both demos (the trail is not empty)", () => {
     expect(new Set(records.map((record) => record.runId)).size).toBeGreaterThanOrEqual(15);
+    expect(createAgentRuns.size).toBeGreaterThanOrEqual(5);
   });
 
-  it("shows every step of every run in the DOM Chromium builds", () => {
-    const { status, stdout } = chromium(["--dump-dom", pathToFileURL(pagePath).href]);
-    expect(status).toBe(0);
-    const shown = new Map<string, number[]>();
-    for (const section of stdout.matchAll(/<section class="run" data-run-id="([^"]+)">([\s\S]*?)<\/section>/g)) {
-      shown.set(section[1], [...section[2].matchAll(/<li class="step [^"]*" data-step="(\d+)"/g)].map((match) => Number(match[1])));
-    }
+  /** The sections of the page Chromium built, by run id. */
+  function sections(): Map<string, string> {
+    const found = new Map<string, string>();
+    for (const section of dom.matchAll(/<section class="run" id="run-\d+" data-run-id="([^"]+)" data-outcome="[a-z]+">([\s\S]*?)<\/section>/g)) found.set(section[1], section[2]);
+    return found;
+  }
+
+  it("numbers every run's steps 1, 2, … with one <li data-step> per turn (the parallel calls of a createAgent turn in one)", () => {
+    const shown = new Map([...sections()].map(([runId, html]) => [runId, [...html.matchAll(/<li class="step [^"]*" data-step="(\d+)"/g)].map((match) => Number(match[1]))]));
     const expected = new Map<string, number[]>();
-    for (const record of records) expected.set(record.runId, [...(expected.get(record.runId) ?? []), record.step].sort((a, b) => a - b));
+    for (const record of records) {
+      const steps = expected.get(record.runId) ?? [];
+      const previous = records.filter((other) => other.runId === record.runId && other.step < record.step);
+      const sameTurn = record.turn !== undefined && previous.some((other) => other.turn === record.turn && other.step === record.step - 1);
+      if (!sameTurn) steps.push(steps.length + 1);
+      expected.set(record.runId, steps);
+    }
     expect(shown).toEqual(expected);
-    expect(stdout).toContain('<strong class="stop-reason">repeat</strong>');
-    expect(stdout).toContain('<strong class="stop-reason">max_steps</strong>');
-  }, 180_000);
+    expect(dom).toContain('<strong class="stop-reason">repeat</strong>');
+    expect(dom).toContain('<strong class="stop-reason">max_steps</strong>');
+  });
+
+  it("holds every run's question, every observation as the model received it, and every answer", () => {
+    const byRun = sections();
+    let observations = 0;
+    for (const record of records) {
+      const html = byRun.get(record.runId) ?? "";
+      if (record.question !== undefined) expect(html).toContain(`<pre class="question-text">${asDomText(record.question)}</pre>`);
+      if (record.observation !== undefined) {
+        observations += 1;
+        // Marks are wrapped in <mark>: compare the text with the tags taken out.
+        expect(html.replace(/<\/?mark>/g, "")).toContain(`<pre class="observation-text">${asDomText(record.observation)}</pre>`);
+      }
+      if (record.answer !== undefined) expect(html).toContain(`<pre class="answer-text">${asDomText(record.answer)}</pre>`);
+    }
+    expect(observations).toBeGreaterThan(20);
+    expect(records.filter((record) => record.question !== undefined).length).toBe(new Set(records.map((record) => record.runId)).size);
+    expect(records.filter((record) => record.answer !== undefined).length).toBe(new Set(records.map((record) => record.runId)).size);
+    // Distinct labels the demo's faults produce, and the no-script filter and picker.
+    expect(dom).toContain('<span class="badge timeout">timeout</span>');
+    expect(dom).toContain('<nav class="picker"');
+    expect(dom).toMatch(/<input class="filter" type="radio" name="outcome" id="show-stopped">/);
+    expect(dom).not.toMatch(/<script|<svg/i);
+  });
 
   it("renders a screenshot into the artifacts directory", () => {
     const screenshot = path.join(ARTIFACTS_DIR, "demo-run.png");

@@ -14,6 +14,8 @@ import {
   type ReinsEvent,
   type RunContext,
   type StopReason,
+  type ToolCallOutcome,
+  wantsContent,
 } from "@reins/core";
 import { LoopControlHandler, resolveLoopControlOptions, type ResolvedLoopControlOptions } from "@reins/loop-control";
 import { ObservationCleaner } from "@reins/observation-cleaner";
@@ -24,6 +26,7 @@ import { checkReinsMiddlewareOptions, DEFAULT_REINS_MIDDLEWARE_OPTIONS, type Rei
 import { RunLoopMonitor, type MonitoredCall } from "./loop-monitor";
 import { MIDDLEWARE_MESSAGES } from "./messages";
 import { rescueReply } from "./tool-call-rescue";
+import { answerOfMessages, auditWarning, MiddlewareAuditTrail, questionOfMessages } from "./middleware-audit";
 
 /** The state the middleware adds to the agent's state (`stateSchema`). */
 export const reinsStateSchema = z.object({
@@ -87,7 +90,12 @@ const RUN_SLOT = "@reins/agent-middleware";
 export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): ReinsMiddleware {
   const maxActiveRuns = checkReinsMiddlewareOptions(options);
 
-  const { metrics, onEvent, loopFinish = {} } = options;
+  const { metrics, loopFinish = {} } = options;
+  const auditOptions = options.audit ?? (options.loopControl instanceof LoopControlHandler ? options.loopControl.options.audit : undefined);
+  // A throwing audit sink goes to loop control's onError (default: a process warning), never to the run.
+  const audit = auditOptions === undefined ? undefined : new MiddlewareAuditTrail(auditOptions, () => now(), (error) => (loopOptions?.onError ?? auditWarning)(error));
+  // The audit hears the ToolExecutor's and the cleaner's events (call outcomes, raw sizes).
+  const onEvent = audit === undefined ? options.onEvent : (event: ReinsEvent) => (audit.record(event), options.onEvent?.(event));
   const shared = { ...(metrics !== undefined ? { metrics } : {}), ...(onEvent !== undefined ? { onEvent } : {}) };
   const runContext =
     options.toolExecutor instanceof ToolExecutor && options.toolExecutor.options.runContext !== undefined
@@ -136,7 +144,7 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
     return context === undefined || slot === undefined ? undefined : { context, slot };
   };
 
-  const startRun = (): string => {
+  const startRun = (messages: readonly BaseMessage[]): string => {
     const runId = randomUUID();
     const context = runContext.start(runId);
     const slot: RunSlot = {
@@ -152,15 +160,18 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
       const oldest = liveRuns.shift();
       if (oldest !== undefined) runContext.release(oldest);
     }
-    emit({ type: "run_start", runId });
+    audit?.started(runId, messages);
+    emit({ type: "run_start", runId, ...(wantsContent([metrics, onEvent]) ? { input: questionOfMessages(messages) } : {}) });
     return runId;
   };
 
-  const endRun = (runId: string, stopReason: StopReason): void => {
+  const endRun = (runId: string, stopReason: StopReason, answer?: string): void => {
     const context = runContext.contextOf(runId);
     if (context === undefined) return;
     const status = stopReason === "final_answer" ? "success" : stopReason === "error" ? "error" : "stopped";
-    emit({ type: "run_end", runId, status, stopReason, durationMs: Math.max(0, now() - context.startedAtMs) });
+    audit?.finished(runId, stopReason, answer);
+    const output = answer !== undefined && wantsContent([metrics, onEvent]) ? { output: answer } : {};
+    emit({ type: "run_end", runId, status, stopReason, durationMs: Math.max(0, now() - context.startedAtMs), ...output });
     runContext.release(runId);
     const index = liveRuns.indexOf(runId);
     if (index >= 0) liveRuns.splice(index, 1);
@@ -176,7 +187,7 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
       .map((call) => new ToolMessage({ content: MIDDLEWARE_MESSAGES.notRunStopped(call.name), tool_call_id: call.id as string, name: call.name, status: "error" }));
     // Ended here: a jump to "end" from beforeModel skips afterAgent (langchain 1.5), and nothing
     // after a stop needs the run's state. afterAgent, when it does run, finds no run to end.
-    endRun(runId, decision.reason);
+    endRun(runId, decision.reason, finish.returnValues.output as string);
     return {
       jumpTo: "end" as const,
       stopReason: decision.reason,
@@ -202,7 +213,7 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
   return createMiddleware({
     name: MIDDLEWARE_NAME,
     stateSchema: reinsStateSchema,
-    beforeAgent: () => ({ reinsRunId: startRun(), stopReason: undefined }),
+    beforeAgent: (state) => ({ reinsRunId: startRun(state.messages), stopReason: undefined }),
     beforeModel: {
       canJumpTo: ["end"],
       hook: (state) => {
@@ -226,8 +237,10 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         (tool): tool is StructuredToolInterface => tool !== null && typeof tool === "object" && typeof (tool as { name?: unknown }).name === "string",
       );
       if (repairOptions === undefined || tools.length === 0) return response;
+      const run = runOf(request.state as { reinsRunId?: string });
       const messages = (request.state as { messages?: BaseMessage[] }).messages ?? request.messages;
-      return rescueReply(response, { tools, options: repairOptions, slot: runOf(request.state as { reinsRunId?: string })?.slot, messages, emit });
+      const rescue = () => rescueReply(response, { tools, options: repairOptions, slot: run?.slot, messages, emit });
+      return audit === undefined || run === undefined ? rescue() : audit.duringModelCall(run.context.runId, rescue);
     },
     afterModel: {
       canJumpTo: ["end"],
@@ -237,6 +250,7 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         if (run === undefined || last === undefined || !AIMessage.isInstance(last)) return undefined;
         const { context, slot } = run;
         const runId = context.runId;
+        const modelStartedAtMs = slot.modelStartedAtMs;
         if (slot.modelStartedAtMs !== undefined) {
           emit({ type: "step_duration", runId, phase: "llm", durationMs: Math.max(0, now() - slot.modelStartedAtMs) });
           slot.modelStartedAtMs = undefined;
@@ -251,6 +265,8 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
 
         const text = textOf(last);
         const calls: MonitoredCall[] = (last.tool_calls ?? []).filter((call) => !call.name.startsWith(STRUCTURED_OUTPUT_PREFIX)).map((call) => ({ name: call.name, args: call.args, ...(call.id !== undefined ? { id: call.id } : {}) }));
+        if (calls.length === 0) audit?.answered(runId, last, modelStartedAtMs);
+        else audit?.turn(runId, last, calls, modelStartedAtMs);
         if (text.trim().length > 0) emit({ type: "step", runId, step: "thought" });
         if (calls.length === 0) {
           emit({ type: "step", runId, step: "finish" });
@@ -271,6 +287,9 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
       const { toolCall } = request;
       const runId = run?.context.runId;
       const correction = toolCall.id === undefined ? undefined : run?.slot.corrections.get(toolCall.id);
+      const toolStartedAtMs = now();
+      let callOutcome: ToolCallOutcome | undefined = correction === undefined ? undefined : "invalid_input";
+      let rawChars: number | undefined;
       let message: ToolMessage;
       if (correction !== undefined) {
         const content = correction;
@@ -279,7 +298,11 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         message = new ToolMessage({ content: [content, ...notes].join("\n\n"), tool_call_id: toolCall.id ?? "", name: toolCall.name, status: "error" });
       } else {
         // A tool the agent does not have (repair off): LangChain's ToolNode answers with the valid tools.
-        if (request.tool === undefined) return handler(request);
+        if (request.tool === undefined) {
+          const answered = await handler(request);
+          if (runId !== undefined && ToolMessage.isInstance(answered)) audit?.observed(runId, { name: toolCall.name, args: toolCall.args, id: toolCall.id }, answered, toolStartedAtMs, undefined, undefined);
+          return answered;
+        }
         const wrapped = wrappedOf(request.tool as StructuredToolInterface);
         // The wrapped tool finds the run through the config's run id, linked to this run here.
         const toolRunId = randomUUID();
@@ -291,10 +314,12 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         }) as StructuredToolInterface;
         let result: Awaited<ReturnType<typeof handler>>;
         try {
-          result = await handler({ ...request, tool: shim });
+          const call = () => handler({ ...request, tool: shim });
+          result = await (audit === undefined ? call() : audit.duringCall(call, (outcome, chars) => ((callOutcome = outcome), (rawChars = chars))));
         } catch (thrown) {
           // Only with toolExecutor: false (or a defect): the graph must still get a ToolMessage.
           const error = thrown instanceof Error ? thrown : new Error(String(thrown));
+          callOutcome ??= "error";
           emit({ type: "tool_call", toolName: toolCall.name, outcome: "error", durationMs: 0, error, ...(runId !== undefined ? { runId } : {}) });
           result = new ToolMessage({ content: `${toolCall.name} failed: ${error.message}`, tool_call_id: toolCall.id ?? "", name: toolCall.name, status: "error" });
         }
@@ -316,12 +341,13 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         emit({ type: "step", runId, step: "observation" });
         const observation = stripLoopNotes(textOf(message));
         run?.slot.monitor?.observeResult(toolCall.id, fingerprintObservation(observation), observation);
+        audit?.observed(runId, { name: toolCall.name, args: toolCall.args, ...(toolCall.id !== undefined ? { id: toolCall.id } : {}) }, message, toolStartedAtMs, callOutcome, rawChars);
       }
       return message;
     },
     afterAgent: (state) => {
       const runId = state.reinsRunId;
-      if (runId !== undefined) endRun(runId, state.stopReason ?? "final_answer");
+      if (runId !== undefined) endRun(runId, state.stopReason ?? "final_answer", answerOfMessages(state.messages));
       return undefined;
     },
   });

@@ -174,6 +174,17 @@ describe("@reins/otel through createAgent + createReinsMiddleware (real OpenTele
     expect(telemetry.otel.openRuns).toBe(0);
   });
 
+  it("records the run's input and output messages on invoke_agent with captureContent (GenAI JSON: role + parts)", async () => {
+    await telemetry.shutdown();
+    telemetry = createTelemetry(true);
+    await answeredRun();
+    const [run] = spansNamed(telemetry.exporter.getFinishedSpans(), "invoke_agent");
+    expect(JSON.parse(String(run.attributes["gen_ai.input.messages"]))).toEqual([{ role: "user", parts: [{ type: "text", content: "Capital of France, and who is c-9?" }] }]);
+    expect(JSON.parse(String(run.attributes["gen_ai.output.messages"]))).toEqual([
+      { role: "assistant", parts: [{ type: "text", content: "Paris; the CRM could not be reached." }], finish_reason: "stop" },
+    ]);
+  });
+
   it("records tool arguments and results on execute_tool only with captureContent", async () => {
     const contentKeys = ["gen_ai.tool.call.arguments", "gen_ai.tool.call.result"];
     await answeredRun();

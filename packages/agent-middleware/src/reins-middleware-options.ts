@@ -1,5 +1,5 @@
 import { isRecord, resolveLoopFinishOptions, RunContextStore, type LoopFinishOptions, type ReinsEventListener, type ReinsEventRecorder } from "@reins/core";
-import { LoopControlHandler, type LoopControlOptions } from "@reins/loop-control";
+import { LoopControlHandler, resolveLoopControlOptions, type LoopAuditOptions, type LoopControlOptions } from "@reins/loop-control";
 import { ObservationCleaner, type ObservationCleanerOptions } from "@reins/observation-cleaner";
 import { ToolExecutor, type ToolExecutorOptions } from "@reins/tool-executor";
 import { ReinsMiddlewareOptionsError } from "./errors";
@@ -57,6 +57,16 @@ export interface ReinsMiddlewareOptions {
    */
   runContext?: RunContextStore;
   /**
+   * The JSONL audit trail: the same `reins.loop_control.step` records as the classic path
+   * (`LoopControlHandler`'s `audit`), one per tool call (the parallel calls of one model turn share
+   * `turn`) with the question, the observation as the model received it, the call's outcome and
+   * timings, then a finish record with the answer or the graceful stop text. Render it with
+   * `reins-trace`. Records go through `redact` first. A `LoopControlHandler` given as `loopControl`
+   * lends its `audit` when this is not set.
+   * @default undefined (no audit trail)
+   */
+  audit?: LoopAuditOptions;
+  /**
    * Most runs tracked at once; the oldest run's state is dropped beyond it (a run that threw
    * never reaches `afterAgent`).
    * @default 10000
@@ -111,6 +121,13 @@ export function checkReinsMiddlewareOptions(options: ReinsMiddlewareOptions): nu
   }
   if (options.runContext !== undefined && !(options.runContext instanceof RunContextStore)) {
     throw new ReinsMiddlewareOptionsError({ field: "runContext", reason: "must be a RunContextStore" });
+  }
+  if (options.audit !== undefined) {
+    try {
+      resolveLoopControlOptions({ audit: options.audit });
+    } catch (cause) {
+      throw new ReinsMiddlewareOptionsError({ field: "audit", reason: cause instanceof Error ? cause.message : String(cause), cause });
+    }
   }
   const maxActiveRuns = options.maxActiveRuns ?? DEFAULT_REINS_MIDDLEWARE_OPTIONS.maxActiveRuns;
   if (!Number.isInteger(maxActiveRuns) || maxActiveRuns < 1) {

@@ -1,4 +1,4 @@
-import type { StopReason } from "@reins/core";
+import type { StopReason, ToolCallOutcome } from "@reins/core";
 
 /** How a step ended, as the audit trail records it. */
 export type LoopAuditOutcome =
@@ -11,7 +11,8 @@ export type LoopAuditOutcome =
 
 /**
  * One structured record per step of a run. Timings are milliseconds; `startedAt` is ISO-8601.
- * The observation itself is not recorded, only its fingerprint and size.
+ * Content fields (`question`, `thought`, `toolInput`, `observation`, `answer`) hold what the model
+ * read and wrote; the audit's `redact` option rewrites them before a record is written.
  */
 export interface LoopAuditRecord {
   readonly type: "reins.loop_control.step";
@@ -25,17 +26,42 @@ export interface LoopAuditRecord {
     readonly llmMs?: number;
     /** The tool call. */
     readonly toolMs?: number;
-    /** Since the previous step's decision (or the run's start). */
+    /**
+     * The step's own cycle: from the start of the model call that chose it to the end of its tool
+     * call (the model call alone for a finish; from the previous step's end when the model call was
+     * not timed).
+     */
     readonly cycleMs?: number;
   };
+  /** The run's input (the question), on the run's first record. */
+  readonly question?: string;
   /** The Thought text of the step (may be empty). */
   readonly thought: string;
   /** The tool called (`_Exception` for a parse-error step); absent for a finish. */
   readonly tool?: string;
   readonly toolInput?: unknown;
+  /**
+   * `createAgent`: the model turn this call belongs to (1-based). The parallel calls of one turn
+   * share it; each has its own record and `step`.
+   */
+  readonly turn?: number;
+  /** `createAgent`: the tool call's id (`tool_call_id`). */
+  readonly callId?: string;
   /** `fingerprintObservation` of the observation, when the handler saw it. */
   readonly observationFingerprint?: string;
+  /** Length of `observation`, in UTF-16 code units. */
   readonly observationChars?: number;
+  /**
+   * The observation exactly as the model received it: cleaned, with the cleaner's cut and
+   * neutralise marks and the loop notes appended to it.
+   */
+  readonly observation?: string;
+  /** Size of the tool's raw result before cleaning, in characters, when the cleaner reported it. */
+  readonly observationRawChars?: number;
+  /** How the tool call ended (`tool_calls_total`'s `outcome`), when the path learnt it. */
+  readonly callOutcome?: ToolCallOutcome;
+  /** The step's tool never ran: the run was stopped at it. */
+  readonly refused?: boolean;
   /** Repairs the parser reported on the action (`action.repairs`), if any. */
   readonly repairs: readonly string[];
   readonly outcome: LoopAuditOutcome;
@@ -43,6 +69,8 @@ export interface LoopAuditRecord {
   readonly detection?: { readonly kind: "repeat" | "cycle" | "stall"; readonly level: "warn" | "stop"; readonly count: number };
   /** Set on the step where the run was stopped or finished. */
   readonly stopReason?: StopReason;
+  /** On the finish record: the final answer, or the graceful stop text the caller received. */
+  readonly answer?: string;
 }
 
 /** Where audit records go: a function, or a stream-like object that receives one JSON line each. */

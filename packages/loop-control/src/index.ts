@@ -64,9 +64,15 @@ export { usageOfLlmResult, usageOfReply, type TokenUsage } from "./token-usage";
 export {
   AUDIT_RECORD_TYPE,
   readAuditTrail,
-  renderTimelineHtml,
-  renderTimelineText,
+  turnsOf,
   type AuditRun,
   type AuditTrail,
   type SkippedAuditLine,
-} from "./trace-timeline";
+  type TraceCall,
+  type TraceLabel,
+  type TraceRunOutcome,
+  type TraceTurn,
+} from "./trace-read";
+export { renderTimelineText } from "./trace-timeline";
+export { renderTimelineHtml } from "./trace-html";
+export { contentTextOf, finishAuditRecord, ownCycleMs, stepAuditRecord, writeAuditRecord, type AuditedStep } from "./step-audit";

@@ -4,15 +4,8 @@ import type { Serialized } from "@langchain/core/load/serializable";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import type { ChainValues } from "@langchain/core/utils/types";
-import {
-  RunContextStore,
-  emitEvent,
-  fingerprintObservation,
-  type ReinsEvent,
-  type RunStatus,
-  type StopReason,
-} from "@reins/core";
-import { finishAuditRecord } from "./step-audit";
+import { RunContextStore, emitEvent, fingerprintObservation, wantsContent, type ReinsEvent, type RunStatus, type StopReason } from "@reins/core";
+import { contentTextOf } from "./step-audit";
 import { RunEvictedError, RunStoppedError } from "./errors";
 import { EXCEPTION_TOOL_NAME } from "./messages";
 import { costUsdOf, findModelPrice } from "./model-prices";
@@ -137,7 +130,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
    */
   override async handleChainStart(
     _chain: Serialized,
-    _inputs: ChainValues,
+    inputs: ChainValues,
     runId: string,
     runTypeOrParentRunId?: string,
     _tags?: string[],
@@ -171,8 +164,8 @@ export class LoopControlHandler extends BaseCallbackHandler {
       const context = this.store.start(runId);
       // Published so wrapped tools bound every call by the run's remaining time.
       if (Number.isFinite(this.options.maxDurationMs)) context.deadlineAtMs = now + this.options.maxDurationMs;
-      this.runs.add(newRunState(runId, now));
-      this.emit({ type: "run_start", runId });
+      this.runs.add({ ...newRunState(runId, now), input: inputs });
+      this.emit({ type: "run_start", runId, ...(this.wantsContent() ? { input: contentTextOf(inputs) } : {}) });
     });
   }
 
@@ -283,7 +276,8 @@ export class LoopControlHandler extends BaseCallbackHandler {
       const found = this.runs.find(runId);
       const step = found?.state.steps.find((candidate) => candidate.toolRunId === runId);
       if (found === undefined || step === undefined) return;
-      const observation = withoutNotes(found.state, textOf(output));
+      step.seenObservation = textOf(output);
+      const observation = withoutNotes(found.state, step.seenObservation);
       step.observation = observation;
       step.observationFingerprint = fingerprintObservation(observation);
       step.novelObservation = !found.state.observationFingerprints.has(step.observationFingerprint);
@@ -321,7 +315,6 @@ export class LoopControlHandler extends BaseCallbackHandler {
       const found = this.runs.find(runId);
       if (found === undefined) return;
       const { state } = found;
-      this.auditor.flush(state);
       const { modelTurn, stopReason } = finishKindOf(finish, state.steps.length);
       const now = this.options.now();
       const cycleMs = now - state.lastDecisionAtMs;
@@ -335,17 +328,8 @@ export class LoopControlHandler extends BaseCallbackHandler {
         this.emit({ type: "step", runId: state.runId, step: "finish" });
       }
       state.finishStopReason = stopReason;
-      this.auditor.write(
-        finishAuditRecord({
-          runId: state.runId,
-          step: state.steps.length + 1,
-          atMs: now,
-          ...(state.lastLlmMs !== undefined ? { llmMs: state.lastLlmMs } : {}),
-          cycleMs,
-          thought: modelTurn ? thoughtOf(finish.log ?? "") : "",
-          stopReason: state.finishStopReason,
-        }),
-      );
+      state.answer = finish.returnValues?.output;
+      this.auditor.finish(state, { atMs: now, cycleMs, thought: modelTurn ? thoughtOf(finish.log ?? "") : "", stopReason, answer: state.answer });
       state.lastLlmMs = undefined;
     });
   }
@@ -359,6 +343,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
         return;
       }
       const { status, stopReason } = runEndOf(state, this.store.contextOf(runId), outputs?.output);
+      state.answer = outputs?.output ?? state.answer;
       this.endRun(state, status, stopReason);
     });
   }
@@ -445,6 +430,12 @@ export class LoopControlHandler extends BaseCallbackHandler {
     this.auditor.flush(state);
     this.runs.delete(state.runId);
     this.store.release(state.runId);
-    this.emit({ type: "run_end", runId: state.runId, status, stopReason, durationMs: this.options.now() - state.startedAtMs });
+    const output = this.wantsContent() && state.answer !== undefined ? { output: contentTextOf(state.answer) } : {};
+    this.emit({ type: "run_end", runId: state.runId, status, stopReason, durationMs: this.options.now() - state.startedAtMs, ...output });
+  }
+
+  /** True when a target asks for content (the run's input and answer on `run_start`/`run_end`). */
+  private wantsContent(): boolean {
+    return wantsContent([this.options.metrics, this.options.onEvent]);
   }
 }

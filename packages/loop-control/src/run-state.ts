@@ -31,7 +31,10 @@ export interface StepState {
   toolRunId?: string;
   toolStartedAtMs?: number;
   toolMs?: number;
+  /** The tool's output, loop notes left out (what the detectors compare). */
   observation?: string;
+  /** The tool's output as the model read it (loop notes included), for the audit. */
+  seenObservation?: string;
   observationFingerprint?: string;
   /** True when this observation's fingerprint had not been seen earlier in the run. */
   novelObservation?: boolean;
@@ -51,6 +54,10 @@ export interface LlmRunState {
 export interface RunState {
   readonly runId: string;
   readonly startedAtMs: number;
+  /** The top-level chain's inputs (the question), for the audit and content-capturing events. */
+  input?: unknown;
+  /** The run's answer (the executor's `output`), once known. */
+  answer?: unknown;
   /** When the handler last saw a callback of this run (idle eviction). */
   lastSeenAtMs: number;
   /** Nested chain run ids linked to this run, remembered when the run is evicted. */

@@ -1,4 +1,4 @@
-import type { StopReason } from "@reins/core";
+import type { StopReason, ToolCallOutcome } from "@reins/core";
 import type { LoopAuditOutcome, LoopAuditRecord } from "./audit";
 import type { LoopDetection } from "./loop-detection";
 import type { LoopAuditOptions } from "./loop-control-options";
@@ -25,6 +25,29 @@ export interface AuditedStep {
   readonly failed: boolean;
   /** The step is the executor's parse-error step. */
   readonly parseError: boolean;
+  /** End of the run's previous step (its tool's end, or its decision), in epoch milliseconds. */
+  readonly previousEndMs?: number;
+  /** The run's question, for the run's first record. */
+  readonly question?: string;
+  readonly observationRawChars?: number;
+  readonly callOutcome?: ToolCallOutcome;
+  readonly turn?: number;
+  readonly callId?: string;
+}
+
+/**
+ * The step's own cycle, in milliseconds: its model call plus its tool call. Without a timed model
+ * call, from the previous step's end (or the decision the recorded `cycleMs` counts from) to the
+ * end of its tool call.
+ */
+export function ownCycleMs(step: Pick<AuditedStep, "startedAtMs" | "llmMs" | "toolMs" | "cycleMs" | "previousEndMs">): number {
+  const beforeDecisionMs = step.llmMs ?? (step.previousEndMs !== undefined ? Math.max(0, step.startedAtMs - step.previousEndMs) : step.cycleMs);
+  return beforeDecisionMs + (step.toolMs ?? 0);
+}
+
+/** Where a step ended: its decision plus its tool time, in epoch milliseconds. */
+export function stepEndMs(step: { readonly startedAtMs: number; readonly toolMs?: number }): number {
+  return step.startedAtMs + (step.toolMs ?? 0);
 }
 
 /** The outcome an audit record gives a step: stopped, parse error, tool error, warned, or observed. */
@@ -46,14 +69,21 @@ export function stepAuditRecord(runId: string, step: AuditedStep): LoopAuditReco
     durations: {
       ...(step.llmMs !== undefined ? { llmMs: step.llmMs } : {}),
       ...(step.toolMs !== undefined ? { toolMs: step.toolMs } : {}),
-      cycleMs: step.cycleMs,
+      cycleMs: ownCycleMs(step),
     },
+    ...(step.question !== undefined ? { question: step.question } : {}),
     thought: step.thought,
     tool: step.tool,
     toolInput: step.toolInput,
+    ...(step.turn !== undefined ? { turn: step.turn } : {}),
+    ...(step.callId !== undefined ? { callId: step.callId } : {}),
     ...(step.observationFingerprint !== undefined
       ? { observationFingerprint: step.observationFingerprint, observationChars: step.observation?.length ?? 0 }
       : {}),
+    ...(step.observation !== undefined ? { observation: step.observation } : {}),
+    ...(step.observationRawChars !== undefined ? { observationRawChars: step.observationRawChars } : {}),
+    ...(step.callOutcome !== undefined ? { callOutcome: step.callOutcome } : {}),
+    ...(step.refused ? { refused: true } : {}),
     repairs: step.repairs,
     outcome: auditOutcomeOf(step),
     ...(step.detection !== undefined ? { detection: { kind: step.detection.kind, level: step.detection.level, count: step.detection.count } } : {}),
@@ -68,25 +98,57 @@ export function finishAuditRecord(finish: {
   readonly step: number;
   readonly atMs: number;
   readonly llmMs?: number;
+  /** Since the previous decision; used as the cycle only when neither `llmMs` nor `previousEndMs` is known. */
   readonly cycleMs: number;
+  /** End of the run's last step, in epoch milliseconds (absent for a run with no step). */
+  readonly previousEndMs?: number;
   readonly thought: string;
   readonly stopReason: StopReason;
+  /** The final answer, or the graceful stop text the caller received. */
+  readonly answer?: string;
+  /** The run's question, when this is the run's first record. */
+  readonly question?: string;
 }): LoopAuditRecord {
   return {
     type: "reins.loop_control.step",
     runId: finish.runId,
     step: finish.step,
     startedAt: new Date(finish.atMs).toISOString(),
-    durations: { ...(finish.llmMs !== undefined ? { llmMs: finish.llmMs } : {}), cycleMs: finish.cycleMs },
+    durations: {
+      ...(finish.llmMs !== undefined ? { llmMs: finish.llmMs } : {}),
+      cycleMs: ownCycleMs({ startedAtMs: finish.atMs, llmMs: finish.llmMs, cycleMs: finish.cycleMs, previousEndMs: finish.previousEndMs }),
+    },
+    ...(finish.question !== undefined ? { question: finish.question } : {}),
     thought: finish.thought,
     repairs: [],
     outcome: "finish",
     stopReason: finish.stopReason,
+    ...(finish.answer !== undefined ? { answer: finish.answer } : {}),
   };
 }
 
 /**
- * Writes one record to the audit sink, redacted first. A throwing sink or redactor is handed to
+ * The run's input as the question text of its first audit record: a string as is, the `input`
+ * (or `question`, or last `messages` entry's content) of an object, else its JSON.
+ */
+export function contentTextOf(input: unknown): string | undefined {
+  if (input === undefined || input === null) return undefined;
+  if (typeof input === "string") return input;
+  if (typeof input === "object" && !Array.isArray(input)) {
+    const values = input as Record<string, unknown>;
+    for (const key of ["input", "question", "query"]) if (typeof values[key] === "string") return values[key] as string;
+  }
+  try {
+    return JSON.stringify(input) ?? String(input);
+  } catch {
+    return String(input);
+  }
+}
+
+/**
+ * Writes one record to the audit sink, redacted first. The one place every audit record of every
+ * path (LoopControlHandler, createReactAgent, the createAgent middleware) passes before it is
+ * written: a default secrets redactor belongs here. A throwing sink or redactor is handed to
  * `onError`; the run goes on.
  */
 export function writeAuditRecord(audit: LoopAuditOptions | undefined, record: LoopAuditRecord, onError: (error: unknown) => void): void {

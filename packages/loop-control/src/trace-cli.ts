@@ -7,7 +7,9 @@
  */
 import { open, readFile } from "node:fs/promises";
 import { AuditFollower } from "./trace-follow";
-import { readAuditTrail, renderTimelineHtml, renderTimelineText, type AuditTrail } from "./trace-timeline";
+import { renderTimelineHtml } from "./trace-html";
+import { readAuditTrail, type AuditTrail } from "./trace-read";
+import { renderTimelineText } from "./trace-timeline";
 
 /** Where the CLI reads and writes (injectable for tests). */
 export interface TraceCliIo {
@@ -35,7 +37,9 @@ const USAGE = `Usage: reins-trace [FILE | -] [--html] [--run RUN_ID] [--title TE
 Renders a Reins loop-control audit trail (JSONL) as a timeline per run. Reads FILE, or stdin when
 FILE is "-" or absent.
 
-  --html     print one self-contained HTML page (no script, nothing loaded) instead of text
+  --html     print one self-contained HTML page (no script, nothing loaded) instead of text:
+             each run's question, steps, observations as the model received them and answer,
+             a run picker and an outcome filter
   --run      only the run with this id
   --title    the HTML page title (default "Reins run trace")
   --follow   tail FILE as it grows (waits for it to appear): print each step when its record is

@@ -1,5 +1,6 @@
 import type { LoopAuditRecord } from "./audit";
-import { readAuditTrail, renderTimelineHtml, renderTimelineText } from "./trace-timeline";
+import { renderTimelineHtml } from "./trace-html";
+import { readAuditTrail, renderTimelineText } from "./trace-timeline";
 
 function record(fields: Partial<LoopAuditRecord> & Pick<LoopAuditRecord, "runId" | "step" | "outcome">): LoopAuditRecord {
   return {
@@ -33,8 +34,8 @@ describe("readAuditTrail", () => {
       expect(trail.runs.map((run) => run.runId)).toEqual(["a", "b"]);
       expect(trail.runs[1].steps.map((step) => step.step)).toEqual([1, 2]);
       expect(trail.runs.map((run) => run.stopReason)).toEqual(["repeat", "final_answer"]);
-      // From step 1 (12:00:01) to the end of step 3 (12:00:03 + 100 ms of tool time).
-      expect(trail.runs[0].durationMs).toBe(2_100);
+      // From step 1's model call (12:00:01 less 400 ms) to the end of step 3 (12:00:03 + 100 ms of tool time).
+      expect(trail.runs[0].durationMs).toBe(2_500);
       expect(trail.skipped).toEqual([]);
     });
   });
@@ -45,10 +46,10 @@ describe("readAuditTrail", () => {
       const trail = readAuditTrail(text);
       expect(trail.runs).toHaveLength(1);
       expect(trail.skipped).toEqual([
-        { line: 2, reason: "not JSON" },
-        { line: 4, reason: 'type is "tool_call", not "reins.loop_control.step"' },
-        { line: 5, reason: expect.stringContaining('outcome "exploded" is not one of') },
-        { line: 6, reason: "not a JSON object" },
+        { line: 2, reason: "not JSON", preview: "not json" },
+        { line: 4, reason: 'type is "tool_call", not "reins.loop_control.step"', preview: '{"type":"tool_call"}' },
+        { line: 5, reason: expect.stringContaining('outcome "exploded" is not one of'), preview: expect.stringMatching(/…$/) },
+        { line: 6, reason: "not a JSON object", preview: "[1]" },
       ]);
     });
   });
@@ -57,15 +58,15 @@ describe("readAuditTrail", () => {
 describe("renderTimelineText", () => {
   it("shows every step with its action, outcome, timings, repairs, warnings and the stop", () => {
     const text = renderTimelineText(readAuditTrail(jsonl([...RUN_A, ...RUN_B])));
-    expect(text).toContain("run a — 3 steps, 2.10 s, stop: repeat");
+    expect(text).toContain("run a — 3 steps, 2.50 s, stop: repeat");
     expect(text).toMatch(/#1 +\+0\.00s {2}search\("Oslo"\) {2}→ observed {2}\(llm 0\.40 s, tool 0\.10 s, cycle 0\.90 s\)/);
-    expect(text).toContain("repairs: label_markdown");
-    expect(text).toContain("warning: repeat ×2");
-    expect(text).toContain("stop: repeat ×3");
+    expect(text).toContain("[repaired: label_markdown]");
+    expect(text).toContain("[loop warning: repeat ×2]");
+    expect(text).toContain("[not run: run stopped] [loop stop: repeat ×3]");
     expect(text).toContain("■ stop: repeat");
     expect(text).toContain('parcel({"id":"ZX-1"})  → tool error');
     expect(text).toContain("final answer  → finished");
-    expect(text).toContain("observation: 42 characters");
+    expect(text).toContain("observation 42 characters (text not recorded)");
   });
 
   it("lets no terminal escape sequence from a thought or tool input through", () => {
@@ -90,7 +91,7 @@ describe("renderTimelineHtml", () => {
     const html = renderTimelineHtml(readAuditTrail(jsonl([...RUN_A, ...RUN_B])), "Demo");
     expect(html.startsWith("<!doctype html>")).toBe(true);
     expect(html.match(/<li class="step /g)).toHaveLength(5);
-    expect(html).toContain('<section class="run" data-run-id="a">');
+    expect(html).toContain('<section class="run" id="run-1" data-run-id="a" data-outcome="stopped">');
     expect(html).toContain("<title>Demo</title>");
     expect(html).not.toMatch(/<script|<link|src=/i);
   });

@@ -77,7 +77,9 @@ describe("TrajectoryLoopControl", () => {
       expect(verdict.stop).toMatchObject({ reason: "repeat" });
       loop.finished(run, "repeat", "");
       expect(audit.map((record) => record.outcome)).toEqual(["observed", "warned", "stopped", "finish"]);
-      expect(audit[audit.length - 1]).toMatchObject({ stopReason: "repeat", step: 3 });
+      // Numbered consecutively: the refused step keeps its number, the finish comes after it.
+      expect(audit.map((record) => record.step)).toEqual([1, 2, 3, 4]);
+      expect(audit[audit.length - 1]).toMatchObject({ stopReason: "repeat", step: 4 });
     });
   });
 

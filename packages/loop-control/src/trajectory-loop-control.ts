@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
 import type { AgentAction, AgentStep } from "@langchain/core/agents";
-import { actionKey, emitEvent, fingerprintObservation, type ReinsEvent, type RunStatus, type StopReason } from "@reins/core";
+import { actionKey, emitEvent, fingerprintObservation, wantsContent, type ReinsEvent, type RunStatus, type StopReason } from "@reins/core";
 import type { LoopAuditRecord } from "./audit";
-import { finishAuditRecord, stepAuditRecord, writeAuditRecord } from "./step-audit";
+import { contentTextOf, finishAuditRecord, stepAuditRecord, stepEndMs, writeAuditRecord } from "./step-audit";
 import { checkStepBudget, checkUsageBudgets, type BudgetDecision, type BudgetStop } from "./budgets";
 import { intendedActionOf } from "./detectors";
 import { BudgetExceededError, LoopStoppedError, type LoopStopReason, type RunStoppedError } from "./errors";
 import { detectLoop, type LoopNote } from "./loop-detection";
 import { resolveLoopControlOptions, type LoopControlOptions, type ResolvedLoopControlOptions } from "./loop-control-options";
-import { EXCEPTION_TOOL_NAME } from "./messages";
+import { EXCEPTION_TOOL_NAME, renderLoopNote } from "./messages";
 import { costUsdOf, findModelPrice } from "./model-prices";
 import { simHash } from "./simhash";
 import { thoughtOf } from "./thought";
@@ -62,14 +62,16 @@ export class TrajectoryLoopControl {
   /**
    * The run a trajectory belongs to, created when the trajectory is new.
    * @param steps - the steps the executor passed to `plan` (AgentStep[])
+   * @param input - the run's input (the executor's input values): the question of the audit's first
+   *   record and, when a target captures content, of `run_start`
    */
-  runOf(steps: readonly AgentStep[]): TrajectoryRun {
+  runOf(steps: readonly AgentStep[], input?: unknown): TrajectoryRun {
     let run = this.runsByKey.get(steps);
     if (run === undefined && steps.length > 0) {
       run = this.runsByKey.get(steps[steps.length - 1].action) ?? this.runsByKey.get(steps[0].action);
       if (run === undefined && steps[0].action.tool === EXCEPTION_TOOL_NAME) run = this.adoptOrphan(steps[0].action);
     }
-    if (run === undefined) run = this.startRun();
+    if (run === undefined) run = this.startRun(input);
     // Found another way (invoke()'s array): no longer waiting to be adopted by a stream() step.
     if (run.orphanKey !== undefined && steps.length > 0) this.dropOrphan(run);
     this.runsByKey.set(steps, run);
@@ -151,8 +153,9 @@ export class TrajectoryLoopControl {
    * Ends a run the agent finished: a model's final answer (`final_answer`), or a stop decision.
    * Emits the finish step (a model turn only: not a stop, nor a `returnDirect` tool's result)
    * and `run_end`; writes the finish audit record.
+   * @param answer - the answer the caller gets (the model's, or the graceful stop text)
    */
-  finished(run: TrajectoryRun, stopReason: StopReason, log: string, modelTurn = stopReason === "final_answer"): void {
+  finished(run: TrajectoryRun, stopReason: StopReason, log: string, modelTurn = stopReason === "final_answer", answer?: unknown): void {
     if (run.ended) return;
     const now = this.options.now();
     const cycleMs = now - run.lastDecisionAtMs;
@@ -163,18 +166,24 @@ export class TrajectoryLoopControl {
       this.emit({ type: "step", runId: run.runId, step: "finish" });
     }
     for (const step of run.steps) this.audit(run, step);
+    const answerText = answer === undefined ? undefined : contentTextOf(answer);
+    const question = run.auditedSteps === 0 ? contentTextOf(run.input) : undefined;
     this.writeAudit(
       finishAuditRecord({
         runId: run.runId,
-        step: run.steps.length + 1,
+        // One past the last record written (a refused step left run.steps but has its record).
+        step: run.auditedSteps + 1,
         atMs: now,
         ...(run.lastLlmMs !== undefined ? { llmMs: run.lastLlmMs } : {}),
         cycleMs,
+        previousEndMs: run.lastEndMs ?? run.startedAtMs,
         thought: modelTurn ? thoughtOf(log) : "",
         stopReason,
+        ...(answerText !== undefined ? { answer: answerText } : {}),
+        ...(question !== undefined ? { question } : {}),
       }),
     );
-    this.endRun(run, answered ? "success" : "stopped", stopReason);
+    this.endRun(run, answered ? "success" : "stopped", stopReason, answerText);
   }
 
   /** Ends a run whose planning failed with an error that is not a parse error. */
@@ -210,11 +219,13 @@ export class TrajectoryLoopControl {
 
   // ---------------------------------------------------------------------------------------------
 
-  private startRun(): TrajectoryRun {
+  private startRun(input: unknown): TrajectoryRun {
     const now = this.options.now();
     const run: TrajectoryRun = {
       runId: randomUUID(),
       startedAtMs: now,
+      input,
+      auditedSteps: 0,
       steps: [],
       seen: 0,
       inputTokens: 0,
@@ -226,7 +237,8 @@ export class TrajectoryLoopControl {
       ended: false,
       looseNotes: [],
     };
-    this.emit({ type: "run_start", runId: run.runId });
+    const content = input !== undefined && this.wantsContent() ? { input: contentTextOf(input) } : {};
+    this.emit({ type: "run_start", runId: run.runId, ...content });
     return run;
   }
 
@@ -389,10 +401,19 @@ export class TrajectoryLoopControl {
   private audit(run: TrajectoryRun, step: TrajectoryStepRecord, refused = false): void {
     if (this.audited.has(step) || (!refused && step.observation === undefined)) return;
     this.audited.add(step);
+    const previousEndMs = run.lastEndMs ?? run.startedAtMs;
+    run.lastEndMs = stepEndMs({ startedAtMs: step.chosenAtMs, ...(step.toolMs !== undefined ? { toolMs: step.toolMs } : {}) });
+    run.auditedSteps += 1;
     if (this.options.audit === undefined) return;
+    const question = run.auditedSteps === 1 ? contentTextOf(run.input) : undefined;
     this.writeAudit(
       stepAuditRecord(run.runId, {
         ...step,
+        index: run.auditedSteps - 1,
+        // What the model read: the observation, then the loop notes the scratchpad shows after it.
+        ...(step.observation !== undefined ? { observation: [step.observation, this.notesOf(run, step.action).map(renderLoopNote).join("\n")].filter((part) => part !== "").join("\n\n") } : {}),
+        previousEndMs,
+        ...(question !== undefined ? { question } : {}),
         startedAtMs: step.chosenAtMs,
         tool: step.action.tool,
         toolInput: step.action.toolInput,
@@ -407,9 +428,15 @@ export class TrajectoryLoopControl {
     writeAuditRecord(this.options.audit, record, (error) => this.reportError(error));
   }
 
-  private endRun(run: TrajectoryRun, status: RunStatus, stopReason: StopReason): void {
+  private endRun(run: TrajectoryRun, status: RunStatus, stopReason: StopReason, answer?: string): void {
     run.ended = true;
-    this.emit({ type: "run_end", runId: run.runId, status, stopReason, durationMs: this.options.now() - run.startedAtMs });
+    const content = answer !== undefined && this.wantsContent() ? { output: answer } : {};
+    this.emit({ type: "run_end", runId: run.runId, status, stopReason, durationMs: this.options.now() - run.startedAtMs, ...content });
+  }
+
+  /** True when a target asks for content (the run's input and answer on `run_start`/`run_end`). */
+  private wantsContent(): boolean {
+    return wantsContent([this.options.metrics, this.options.onEvent]);
   }
 
   private emit(event: ReinsEvent): void {

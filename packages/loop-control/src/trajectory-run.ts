@@ -33,6 +33,12 @@ export interface TrajectoryRun {
   /** A random id for events and audit records (no LangChain run id exists on this path). */
   readonly runId: string;
   readonly startedAtMs: number;
+  /** The run's input (the executor's input values), for the audit's question. */
+  readonly input?: unknown;
+  /** Audit records of steps written so far (refused steps included): numbers the next record. */
+  auditedSteps: number;
+  /** End of the last audited step (its decision plus its tool time), in epoch milliseconds. */
+  lastEndMs?: number;
   readonly steps: TrajectoryStepRecord[];
   /** Steps of the executor's trajectory already taken in. */
   seen: number;

@@ -173,6 +173,23 @@ describe("createOtelRecorder", () => {
       const forecast = telemetry.exporter.getFinishedSpans().find((span) => span.name === "execute_tool forecast") as ReadableSpan;
       expect(forecast.attributes["gen_ai.tool.call.arguments"]).toBe("Oslo");
       expect(String(forecast.attributes["gen_ai.tool.call.result"])).toContain("4 °C");
+      // The run's input and output messages on invoke_agent, as GenAI's JSON (role + parts).
+      const [run] = spansNamed(telemetry.exporter.getFinishedSpans(), "invoke_agent");
+      expect(JSON.parse(String(run.attributes["gen_ai.input.messages"]))).toEqual([{ role: "user", parts: [{ type: "text", content: "Weather in Oslo, and where is parcel ZX-1?" }] }]);
+      expect(JSON.parse(String(run.attributes["gen_ai.output.messages"]))).toEqual([
+        { role: "assistant", parts: [{ type: "text", content: "Oslo has 4 °C and light rain; the parcel id is unknown." }], finish_reason: "stop" },
+      ]);
+    });
+
+    it("records the run's input and output messages with captureContent without callbacks too (createReactAgent's own loop control)", async () => {
+      const otel = createOtelRecorder({ captureContent: true, meterProvider: telemetry.meterProvider, tracerProvider: telemetry.tracerProvider });
+      const llm = new ScriptedChatModel({ chunkChars: 7, replies: ["Thought: look.\nAction: forecast\nAction Input: Oslo", "Thought: done.\nFinal Answer: 4 °C."] });
+      const agent = await createReactAgent({ llm, tools: [flakyForecast()], prompt: REACT_PROMPT, metrics: otel });
+      const executor = new AgentExecutor({ agent, tools: agent.tools, handleParsingErrors: true, maxIterations: 4 });
+      await executor.invoke({ input: "Weather in Oslo?" });
+      const [run] = spansNamed(telemetry.exporter.getFinishedSpans(), "invoke_agent");
+      expect(JSON.parse(String(run.attributes["gen_ai.input.messages"]))).toEqual([{ role: "user", parts: [{ type: "text", content: "Weather in Oslo?" }] }]);
+      expect(JSON.parse(String(run.attributes["gen_ai.output.messages"]))).toEqual([{ role: "assistant", parts: [{ type: "text", content: "4 °C." }], finish_reason: "stop" }]);
     });
 
     it("works beside the Prometheus catalog through combineRecorders, content included", async () => {

@@ -171,7 +171,8 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
     const handlerStop = this.handlerStopFinish(steps, options);
     if (handlerStop !== undefined) return handlerStop;
     const loop = this.loop;
-    const run = loop?.runOf(steps);
+    const { steps: _steps, ...values } = input;
+    const run = loop?.runOf(steps, values);
     if (loop !== undefined && run !== undefined) this.shareRun(loop, run, options);
     try {
       return await this.planStep(input, options, streaming, steps, loop, run);
@@ -242,7 +243,7 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
       const step = parsed.step;
       if (loop === undefined || run === undefined) return step;
       if ("returnValues" in step) {
-        loop.finished(run, "final_answer", step.log);
+        loop.finished(run, "final_answer", step.log, true, step.returnValues.output);
         return step;
       }
       const verdict = loop.actionChosen(run, step, parsed.repairs);
@@ -277,14 +278,18 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
     stop: NonNullable<TrajectoryRun["stop"]>,
     steps: readonly AgentStep[],
   ): AgentFinish {
-    loop.finished(run, stop.reason, "");
-    if (loop.options.mode === "throw") throw stop.error;
+    if (loop.options.mode === "throw") {
+      loop.finished(run, stop.reason, "");
+      throw stop.error;
+    }
     const failedByAction = new Map(run.steps.filter((step) => step.failed !== undefined).map((step) => [step.action, step.failed as boolean]));
     const findings: LoopFinishStep[] = steps.map((step) => {
       const failed = failedByAction.get(step.action);
       return failed === undefined ? step : { ...step, failed };
     });
-    return this.withFindings(buildLoopStopFinish({ reason: stop.reason, message: stop.message }, findings, this.loopFinish), steps);
+    const finish = this.withFindings(buildLoopStopFinish({ reason: stop.reason, message: stop.message }, findings, this.loopFinish), steps);
+    loop.finished(run, stop.reason, "", false, finish.returnValues.output);
+    return finish;
   }
 
   private withFindings(finish: AgentFinish, steps: readonly AgentStep[]): AgentFinish {
