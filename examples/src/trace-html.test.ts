@@ -6,8 +6,10 @@ import { pathToFileURL } from "node:url";
 import type { LoopAuditRecord } from "@reins/loop-control";
 import { REPO_ROOT, describeRequiring } from "@reins/testing";
 import { Registry } from "prom-client";
-import { runCreateAgentDemo } from "./create-agent-demo";
 import { runDemo } from "./demo-runner";
+
+/** `createAgent` exists on the LangChain 1.x line only: the 0.3 compat run renders the classic runs alone. */
+const LINE_1 = process.env.REINS_LANGCHAIN_LINE !== "0.3";
 
 /** Where the page and its screenshot are kept for a person to look at (git-ignored; CI keeps it). */
 const ARTIFACTS_DIR = path.join(REPO_ROOT, "artifacts", "reins-trace");
@@ -55,7 +57,10 @@ describeRequiring([{ program: "chromium" }], "reins-trace --html of the demo's r
     const sink = { write: (line: string) => lines.push(line) };
     await runDemo({ write: () => undefined, registry: new Registry(), audit: sink });
     const classicLines = lines.length;
-    await runCreateAgentDemo({ write: () => undefined, registry: new Registry(), audit: sink, agentPath: "invoke" });
+    if (LINE_1) {
+      const { runCreateAgentDemo } = await import("./create-agent-demo");
+      await runCreateAgentDemo({ write: () => undefined, registry: new Registry(), audit: sink, agentPath: "invoke" });
+    }
     for (const line of lines) records.push(JSON.parse(line) as LoopAuditRecord);
     for (const record of records.slice(classicLines)) createAgentRuns.add(record.runId);
     mkdirSync(ARTIFACTS_DIR, { recursive: true });
@@ -75,7 +80,8 @@ describeRequiring([{ program: "chromium" }], "reins-trace --html of the demo's r
 
   it("covers every scenario of both demos (the trail is not empty)", () => {
     expect(new Set(records.map((record) => record.runId)).size).toBeGreaterThanOrEqual(15);
-    expect(createAgentRuns.size).toBeGreaterThanOrEqual(5);
+    // On the 0.3 line createAgent does not exist, so none of its runs is on the page (named here, not hidden).
+    expect(createAgentRuns.size).toBeGreaterThanOrEqual(LINE_1 ? 5 : 0);
   });
 
   /** The sections of the page Chromium built, by run id. */
