@@ -87,16 +87,20 @@ describe("runWithReplayServer", () => {
     const log: string[] = [];
     expect(await runWithReplayServer({ command: [node, "-e", app, "scripted"], outputs: ["scripted"], log: (line) => log.push(line) })).toBe(0);
     expect(log.at(-1)).toBe("reins-replay: 1 model request(s) served, 0 scripted output(s) left");
-  });
+  }, 60_000);
 
-  it("answers with the fallback once the script is used up, and exits 3 under requireAllOutputs when outputs are left", async () => {
+  // Each spawns a node process: generous timeouts for a loaded machine.
+  it("answers with the fallback once the script is used up", async () => {
     expect(await runWithReplayServer({ command: [node, "-e", app, FALLBACK_OUTPUT], log: () => {} })).toBe(0);
+  }, 60_000);
+
+  it("exits 3 under requireAllOutputs when scripted outputs are left", async () => {
     expect(await runWithReplayServer({ command: [node, "-e", app, "a"], outputs: ["a", "b"], requireAllOutputs: true, log: () => {} })).toBe(3);
-  });
+  }, 60_000);
 
   it("kills a command still running at timeoutMs, exit 124", async () => {
     const log: string[] = [];
     expect(await runWithReplayServer({ command: [node, "-e", "setInterval(() => {}, 1000)"], timeoutMs: 300, log: (line) => log.push(line) })).toBe(124);
     expect(log.join("\n")).toMatch(/still running after 300 ms: killed/);
-  });
+  }, 60_000);
 });
