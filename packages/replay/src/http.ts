@@ -23,10 +23,11 @@ export function readBody(request: IncomingMessage): Promise<string> {
     const chunks: Buffer[] = [];
     let size = 0;
     request.on("data", (chunk: Buffer) => {
+      if (size > MAX_BODY_BYTES) return; // past the limit: drained, not kept, so the 413 reaches the client
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
+        chunks.length = 0;
         reject(new BodyTooLargeError());
-        request.destroy();
         return;
       }
       chunks.push(chunk);
@@ -42,7 +43,10 @@ export async function readJsonObject(request: IncomingMessage, response: ServerR
   try {
     text = await readBody(request);
   } catch (error) {
-    if (error instanceof BodyTooLargeError) sendError(response, 413, error.message, "invalid_request_error");
+    if (error instanceof BodyTooLargeError) {
+      response.setHeader("connection", "close");
+      sendError(response, 413, error.message, "invalid_request_error");
+    }
     else response.destroy(error as Error);
     return undefined;
   }

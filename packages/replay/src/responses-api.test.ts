@@ -84,3 +84,25 @@ describe("startToolCallReplayServer", () => {
     }
   });
 });
+
+describe("bad requests and options", () => {
+  it("refuses a body over MAX_BODY_BYTES with HTTP 413 and keeps the script", async () => {
+    const { MAX_BODY_BYTES } = await import("./index");
+    const server = await startReplayServer({ outputs: ["x"] });
+    try {
+      const response = await fetch(`${server.baseURL}/chat/completions`, { method: "POST", body: "x".repeat(MAX_BODY_BYTES + 1) });
+      expect(response.status).toBe(413);
+      expect(((await response.json()) as { error: { message: string } }).error.message).toBe(`request body exceeds ${MAX_BODY_BYTES} bytes`);
+      expect(server.pending).toBe(1);
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("throws ReplayOptionsError naming chunkChars for a chunk size that is not a positive integer", async () => {
+    const { ReplayOptionsError } = await import("./index");
+    await expect(startReplayServer({ chunkChars: 0 })).rejects.toThrow(ReplayOptionsError);
+    await expect(startToolCallReplayServer({ chunkChars: 1.5 })).rejects.toThrow(/chunkChars: must be a positive integer, got 1.5/);
+  });
+});
