@@ -84,10 +84,30 @@ export async function packPackages(destination) {
   const pack = await run("npm", ["pack", "--pack-destination", destination, ...packages.flatMap((pkg) => ["-w", pkg.name])]);
   if (pack.code !== 0) throw new Error(`npm pack failed:\n${pack.output}`);
   const files = readdirSync(destination);
+  const { mkdirSync, renameSync } = await import("node:fs");
   return packages.map((pkg) => {
     // npm names a scoped package's tarball <scope>-<name>-<version>.tgz.
     const expected = `${pkg.name.replace("@", "").replace("/", "-")}-${pkg.manifest.version}.tgz`;
     if (!files.includes(expected)) throw new Error(`npm pack made no ${expected} (found ${files.join(", ")})\n${pack.output}`);
+    if (!supportsLangChain03(pkg)) {
+      // A package for LangChain 1.x only goes into langchain-1/, so the 0.3 install line's
+      // `dist-packs/*.tgz` does not pick it up (its @langchain/core peer would fail with ERESOLVE).
+      mkdirSync(path.join(destination, LANGCHAIN_1_DIR), { recursive: true });
+      renameSync(path.join(destination, expected), path.join(destination, LANGCHAIN_1_DIR, expected));
+      return { ...pkg, tarball: path.join(destination, LANGCHAIN_1_DIR, expected) };
+    }
     return { ...pkg, tarball: path.join(destination, expected) };
   });
+}
+
+/** The folder of dist-packs/ holding the tarballs of packages for LangChain 1.x only (@reins/agent-middleware). */
+export const LANGCHAIN_1_DIR = "langchain-1";
+
+/**
+ * Whether a package's @langchain/core peer range admits the 0.3 line (no peer: yes).
+ * @param {{ manifest: Record<string, any> }} pkg
+ */
+export function supportsLangChain03(pkg) {
+  const range = pkg.manifest.peerDependencies?.["@langchain/core"];
+  return typeof range !== "string" || range.split("||").some((part) => /^[\^~>=\s]*0\.3\./.test(part.trim()));
 }

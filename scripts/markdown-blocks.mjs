@@ -41,10 +41,12 @@ export function extractBlocks(file, text) {
       if (replay) {
         try {
           const outputs = JSON.parse(replay[1]);
-          if (!Array.isArray(outputs) || !outputs.every((item) => typeof item === "string")) throw new Error("not an array of strings");
+          // Strings (ReAct text) and tool-calling turns `{ "toolCalls": [{ "name", "arguments" }], "content"? }`, as `reins-replay --outputs` takes them.
+          const isTurn = (item) => typeof item === "object" && item !== null && Array.isArray(item.toolCalls) && item.toolCalls.every((call) => typeof call?.name === "string" && typeof call?.arguments === "string");
+          if (!Array.isArray(outputs) || !outputs.every((item) => typeof item === "string" || isTurn(item))) throw new Error("not an array of strings and { toolCalls } turns");
           block.replay = outputs;
         } catch (error) {
-          block.problem = `the docs:replay comment above it is not a JSON array of strings (${error.message})`;
+          block.problem = `the docs:replay comment above it is not a JSON array of outputs (${error.message})`;
         }
         if (!block.markers.includes("run")) block.problem = "a docs:replay comment above a block not marked run";
       }

@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 // `npm run pack`: builds every published package and packs it into dist-packs/ (git-ignored),
-// one `npm pack` tarball each, replacing what was there. Install them all into an app at once
-// (they depend on each other):
+// one `npm pack` tarball each, replacing what was there; a package for LangChain 1.x only
+// (@reins/agent-middleware, on createAgent) goes into dist-packs/langchain-1/, so the 0.3 line's
+// `dist-packs/*.tgz` leaves it out. Install them into an app at once (they depend on each other),
+// with the lines of the README's "Install before the first release" (checked by npm run smoke):
 //
 //   npm run pack
-//   cd ../my-app && npm install ../reins/dist-packs/*.tgz @langchain/core @langchain/classic @langchain/openai
+//   cd ../my-app && npm install ../reins/dist-packs/*.tgz ../reins/dist-packs/langchain-1/*.tgz …   (LangChain 1.x)
+//   cd ../my-app && npm install ../reins/dist-packs/*.tgz …                                         (LangChain 0.3)
 //
 //   npm run pack -- --no-build           pack the dist/ already built
 //   npm run pack -- --publish-dry-run    also run `npm publish --dry-run` on every tarball (CI)

@@ -20,7 +20,7 @@ import {
   type SentEmail,
   startFlakyForecastService,
 } from "./demo-tools";
-import { startToolCallReplayServer, type ScriptedToolCall, type ScriptedTurn, type ToolCallRequestMessage } from "./tool-call-replay-server";
+import { startToolCallReplayServer, type ScriptedToolCall, type ScriptedTurn, type ToolCallRequestMessage } from "@reins/replay";
 
 /** How one createAgent scenario ended. */
 export interface CreateAgentOutcome {

@@ -6,7 +6,7 @@
 import type { BaseMessage, ToolMessage as ToolMessageType } from "@langchain/core/messages";
 import { Registry } from "prom-client";
 import { z } from "zod";
-import type { ToolCallReplayServer } from "./tool-call-replay-server";
+import type { ToolCallReplayServer } from "@reins/replay";
 
 const onLine03 = process.env.REINS_LANGCHAIN_LINE === "0.3";
 const describeLine1 = onLine03 ? describe.skip : describe;
@@ -24,7 +24,7 @@ describeLine1("createAgent with createReinsMiddleware through ChatOpenAI and the
   };
 
   beforeAll(async () => {
-    const { startToolCallReplayServer } = await import("./tool-call-replay-server");
+    const { startToolCallReplayServer } = await import("@reins/replay");
     server = await startToolCallReplayServer();
     modules = {
       langchain: await import("langchain"),

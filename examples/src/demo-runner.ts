@@ -27,7 +27,7 @@ import {
 } from "./demo-tools";
 import { formatCounterTable } from "./demo-summary";
 import { createReactPrompt } from "./react-prompt";
-import { startReplayServer, type ReplayServer } from "./replay-server";
+import { startReplayServer, type ReplayServer } from "@reins/replay";
 import { ToolProgress } from "./tool-progress";
 
 /** A live OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, llama.cpp). */

@@ -7,7 +7,7 @@ import type { AgentStep } from "@langchain/core/agents";
 import type { ReactAgentLoopControlOptions } from "@reins/react-agent";
 import type { ToolPolicy, ToolResultStore } from "@reins/tool-executor";
 import type { ScriptedHttpService, SentEmail } from "./demo-tools";
-import type { ReplayRequestView, ScriptedOutput } from "./replay-server";
+import type { ReplayRequestView, ScriptedOutput } from "@reins/replay";
 
 /** What the scenarios' checks can look at besides the run's result. */
 export interface DemoEnvironment {

@@ -4,6 +4,25 @@ import { type CallResult, type ExecutorContext, type ToolState } from "./executo
 import { toError } from "./normalize-error";
 import type { ToolResultStore } from "./result-store";
 import type { CacheOptions, CacheScopeContext } from "./tool-policy";
+import { DEFAULT_TOOL_EXECUTOR_OPTIONS } from "./tool-executor-options";
+
+/** The stores in an outage (a failed get or set, not yet followed by a working one). */
+const storesDown = new WeakMap<ToolResultStore, true>();
+
+/**
+ * A store failure, beyond the `logger.warn` line: with no `logger` given, one `console.warn` per
+ * outage (the first failure after the store last worked), so a Redis outage is not silent by
+ * default. Any `logger` option (`{}` too) replaces it: give one to redirect or silence it.
+ */
+function noteStoreFailure(executor: ExecutorContext, store: ToolResultStore, toolName: string, operation: "get" | "set", error: Error): void {
+  if (!storesDown.has(store) && executor.options.logger === DEFAULT_TOOL_EXECUTOR_OPTIONS.logger) {
+    console.warn(
+      `[reins] tool-executor: the cache store failed on ${operation} for tool "${toolName}" (${error.message}); tools run without the cache until it works again. ` +
+        "Warned once per outage because ToolExecutor has no logger: pass { logger } to redirect it ({} silences it).",
+    );
+  }
+  storesDown.set(store, true);
+}
 
 /** Where a call's cache entry lives, or why the call is not cached. */
 export type CacheSlot = { readonly key: string } | { readonly uncached: string };
@@ -75,6 +94,7 @@ export function cacheEntryOf(
 export async function readCache(executor: ExecutorContext, entry: CallCacheEntry, toolName: string, toolInput: unknown, runId: string | undefined): Promise<CallResult | undefined> {
   try {
     const hit = await entry.store.get(entry.key);
+    storesDown.delete(entry.store);
     // The age is checked here too, so a store that keeps entries past their TTL cannot serve them.
     if (isRecord(hit) && "value" in hit && typeof hit.storedAtMs === "number" && executor.options.now() - hit.storedAtMs < entry.options.ttlMs) {
       return { observation: executor.format(hit.value, { toolName, toolInput, ...(runId !== undefined ? { runId } : {}) }), outcome: "cached", artifact: hit.value };
@@ -82,6 +102,7 @@ export async function readCache(executor: ExecutorContext, entry: CallCacheEntry
   } catch (storeError) {
     const error = toError(storeError);
     executor.log("warn", `Cache store failed on get for tool "${toolName}"; calling the tool.`, { toolName, error });
+    noteStoreFailure(executor, entry.store, toolName, "get", error);
     executor.emit({ type: "tool_cache_error", toolName, operation: "get", error, runId });
   }
   return undefined;
@@ -104,9 +125,11 @@ export async function writeCache(executor: ExecutorContext, entry: CallCacheEntr
   if (!cacheable) return;
   try {
     await entry.store.set(entry.key, { value, storedAtMs: executor.options.now() }, entry.options.ttlMs);
+    storesDown.delete(entry.store);
   } catch (storeError) {
     const error = toError(storeError);
     executor.log("warn", `Cache store failed on set for tool "${toolName}".`, { toolName, error });
+    noteStoreFailure(executor, entry.store, toolName, "set", error);
     executor.emit({ type: "tool_cache_error", toolName, operation: "set", error, runId });
   }
 }

@@ -1,5 +1,5 @@
 import { ChatOpenAI } from "@langchain/openai";
-import { applyStopSequences, startReplayServer, type ReplayServer } from "./replay-server";
+import { applyStopSequences, startReplayServer, type ReplayServer } from "./index";
 
 function clientFor(server: ReplayServer): ChatOpenAI {
   return new ChatOpenAI({

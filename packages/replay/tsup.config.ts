@@ -1,0 +1,3 @@
+import { defineConfig, reinsPackageConfig } from "../../tsup.base";
+
+export default defineConfig(reinsPackageConfig(["src/index.ts", "src/cli.ts"]));
