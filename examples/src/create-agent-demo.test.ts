@@ -39,6 +39,10 @@ describeLine1("runBothAgentStyles (npm run demo -- --agent create-agent; LangCha
     expect(transcript).toContain("━━ Summary (both agent styles)");
     expect(transcript).toMatch(/AgentExecutor \+ createReactAgent \(ReAct text\): +1\/1 scenarios/);
     expect(transcript).toMatch(new RegExp(`createAgent \\+ createReinsMiddleware \\(native tool calls\\): +${scenarioIds.length}/${scenarioIds.length} scenarios`));
+    // Without --metrics (printExposition) the exposition is not printed, neither per style nor for both.
+    expect(transcript).not.toContain("━━ Prometheus metrics");
+    expect(transcript).not.toContain("# HELP react_agent_");
+    expect(transcript).toContain("Run with --metrics for the whole Prometheus exposition of both agent styles.");
   });
 
   it("records both styles in one Prometheus catalog, every run ended", () => {

@@ -398,7 +398,8 @@ export interface BothAgentStylesReport {
 export async function runBothAgentStyles(options: DemoOptions = {}): Promise<BothAgentStylesReport> {
   const write = options.write ?? ((text: string) => void process.stdout.write(text));
   const registry = options.registry ?? new Registry();
-  const classic = await runDemo({ ...options, write, registry });
+  // One exposition for both styles, at the end, and only with --metrics (printExposition).
+  const classic = await runDemo({ ...options, write, registry, printExposition: false });
   write(`\n━━ The same fault kinds through LangChain v1 createAgent + createReinsMiddleware\n`);
   const createAgentReport = await runCreateAgentDemo({
     write,
@@ -414,6 +415,7 @@ export async function runBothAgentStyles(options: DemoOptions = {}): Promise<Bot
   write(`AgentExecutor + createReactAgent (ReAct text):           ${count(classic.results)} scenarios reached their expected outcome.\n`);
   write(`createAgent + createReinsMiddleware (native tool calls): ${count(createAgentReport.results)} scenarios reached their expected outcome.\n`);
   const exposition = await registry.metrics();
-  write(`\n━━ Prometheus metrics (both agent styles)\n${exposition}`);
+  if (options.printExposition === true) write(`\n━━ Prometheus metrics (both agent styles)\n${exposition}`);
+  else write(`\n(Run with --metrics for the whole Prometheus exposition of both agent styles.)\n`);
   return { classic, createAgent: createAgentReport, passed: classic.passed && createAgentReport.passed, metrics: createAgentReport.metrics, exposition };
 }
