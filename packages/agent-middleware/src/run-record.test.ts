@@ -1,0 +1,95 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { fakeModel } from "@langchain/core/testing";
+import { tool } from "@langchain/core/tools";
+import { Command, MemorySaver } from "@langchain/langgraph";
+import { createAgent } from "langchain";
+import { z } from "zod/v4";
+import type { ReinsEvent } from "@reins/core";
+import { buildDurableAgent, ledgerOf } from "./__fixtures__/durable-agent";
+import { createReinsMiddleware } from "./index";
+
+const lookup = tool(async ({ query }: { query: string }) => `Facts about ${query}.`, {
+  name: "lookup",
+  description: "Look something up",
+  schema: z.object({ query: z.string() }),
+});
+
+const lastAi = (messages: readonly BaseMessage[]): AIMessage => messages.filter((message): message is AIMessage => AIMessage.isInstance(message)).at(-1) as AIMessage;
+
+describe("a checkpointed chat thread", () => {
+  it("answers all 8 turns with default options (the recursion budget is counted per invocation, not over the thread)", async () => {
+    let model = fakeModel();
+    for (let turn = 1; turn <= 8; turn += 1) model = model.respondWithTools([{ name: "lookup", args: { query: `topic ${turn}` }, id: `call_${turn}` }]).respond(new AIMessage(`Answer ${turn}.`));
+    const agent = createAgent({ model, tools: [lookup], middleware: [createReinsMiddleware()], checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "chat-8" } };
+    const answers: string[] = [];
+    const stops: unknown[] = [];
+    for (let turn = 1; turn <= 8; turn += 1) {
+      const result = await agent.invoke({ messages: [new HumanMessage(`Question ${turn}`)] }, config);
+      answers.push(String(lastAi(result.messages).content));
+      stops.push(result.stopReason);
+    }
+    expect(answers).toEqual(Array.from({ length: 8 }, (_, index) => `Answer ${index + 1}.`));
+    expect(stops).toEqual(Array.from({ length: 8 }, () => "final_answer"));
+  });
+
+  it("starts a new run for every new input: counts, notes and caps do not carry over from the previous turn", async () => {
+    const events: ReinsEvent[] = [];
+    let model = fakeModel();
+    for (let turn = 1; turn <= 3; turn += 1) {
+      model = model
+        .respondWithTools([{ name: "lookup", args: { query: "same" }, id: `a_${turn}` }])
+        .respondWithTools([{ name: "lookup", args: { query: "same" }, id: `b_${turn}` }])
+        .respond(new AIMessage(`Done ${turn}.`));
+    }
+    const agent = createAgent({
+      model,
+      tools: [lookup],
+      middleware: [createReinsMiddleware({ onEvent: (event) => events.push(event), toolExecutor: { policies: { lookup: { maxCallsPerRun: 2 } } } })],
+      checkpointer: new MemorySaver(),
+    });
+    const config = { configurable: { thread_id: "chat-runs" } };
+    const runIds: string[] = [];
+    for (let turn = 1; turn <= 3; turn += 1) {
+      const result = await agent.invoke({ messages: [new HumanMessage(`Question ${turn}`)] }, config);
+      expect(result.stopReason).toBe("final_answer");
+      expect(result.reinsRun?.modelCalls).toBe(3);
+      expect(result.reinsRun?.steps).toHaveLength(2);
+      runIds.push(String(result.reinsRun?.runId));
+    }
+    expect(new Set(runIds).size).toBe(3);
+    // Two calls per run, within each run's cap of 2: none rejected.
+    const outcomes = events.flatMap((event) => (event.type === "tool_call" ? [event.outcome] : []));
+    expect(outcomes).toEqual(Array.from({ length: 6 }, () => "success"));
+  });
+});
+
+describe("a run resumed by a rebuilt agent (same process, same checkpointer)", () => {
+  let directory: string;
+  beforeEach(() => {
+    directory = mkdtempSync(path.join(tmpdir(), "reins-durable-"));
+  });
+  afterEach(() => rmSync(directory, { recursive: true, force: true }));
+
+  it("after each approval interrupt, keeps the call cap and the step budget and stops with a stopReason", async () => {
+    const checkpointer = new MemorySaver();
+    const ledgerPath = path.join(directory, "ledger.txt");
+    const config = { configurable: { thread_id: "approve" } };
+    let result = await buildDurableAgent({ checkpointer, ledgerPath, approval: true }).agent.invoke({ messages: [new HumanMessage("Charge me.")] }, config);
+    let resumes = 0;
+    while (result.stopReason === undefined && resumes < 20) {
+      expect(result.__interrupt__).toBeDefined();
+      resumes += 1;
+      // A new agent (new middleware, new process-local state) for every resume.
+      result = await buildDurableAgent({ checkpointer, ledgerPath, approval: true }).agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config);
+    }
+    expect(result.stopReason).toBe("max_steps");
+    expect(ledgerOf(ledgerPath)).toEqual([1, 2, 3]);
+    expect(result.reinsRun?.modelCalls).toBe(8);
+    const rejected = result.messages.filter((message) => ToolMessage.isInstance(message) && message.metadata?.reinsOutcome === "rejected");
+    expect(rejected.length).toBeGreaterThan(0);
+  });
+});
