@@ -286,7 +286,8 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         const activeMs = runs.activeMs(run);
         if (calls.length === 0) {
           emit({ type: "step", runId, step: "finish" });
-          return { stopReason: "final_answer" as const, reinsRun: { ...record, activeMs } };
+          // Notes addressed to the previous turn's calls went out with their ToolMessages.
+          return { stopReason: "final_answer" as const, reinsRun: { ...record, notes: record.notes.filter((note) => note.forToolCallId === undefined), activeMs } };
         }
         for (let index = 0; index < calls.length; index += 1) emit({ type: "step", runId, step: "action" });
         if (engine === undefined) return { reinsRun: { ...record, activeMs } };

@@ -20,14 +20,40 @@ export interface Invocation {
   turnSteps: number | undefined;
   /** Set when an interrupt went through this middleware: the next hook starts a new invocation. */
   paused: boolean;
+  /** The object LangGraph creates once per invocation and hands every task ({@link invocationMarker}). */
+  readonly marker: object | undefined;
 }
 
 /** Graph steps one model turn takes before it is measured (before_model, model, after_model, tools). */
 const DEFAULT_TURN_STEPS = 4;
 
-/** A new invocation whose run has been active for `activeMs` so far. */
-export function newInvocation(nowMs: number, activeMs: number): Invocation {
-  return { startStep: graphPosition().step, segmentStartedAtMs: nowMs, activeAtStartMs: activeMs, lastModelStep: undefined, turnSteps: undefined, paused: false };
+/**
+ * A new invocation whose run has been active for `activeMs` so far.
+ * @param stepsBefore - graph steps the invocation may have run before this first Reins hook (a
+ *   resume re-runs the interrupted node first): counted against the recursion limit, to be safe
+ */
+export function newInvocation(nowMs: number, activeMs: number, stepsBefore = 0): Invocation {
+  const { step } = graphPosition();
+  return {
+    startStep: step === undefined ? undefined : Math.max(0, step - stepsBefore),
+    segmentStartedAtMs: nowMs,
+    activeAtStartMs: activeMs,
+    lastModelStep: undefined,
+    turnSteps: undefined,
+    paused: false,
+    marker: invocationMarker(),
+  };
+}
+
+/**
+ * An object that identifies the running graph invocation: LangGraph (1.7) gives every invocation
+ * one `RunControl` (`config.control`) and one stream `writer`, shared by all its tasks and new for
+ * the next `invoke` / `stream` / `Command({ resume })`. `undefined` outside a graph node.
+ */
+export function invocationMarker(): object | undefined {
+  const config = AsyncLocalStorageProviderSingleton.getRunnableConfig() as { control?: unknown; writer?: unknown } | undefined;
+  const marker = config?.control ?? config?.writer;
+  return marker !== null && (typeof marker === "object" || typeof marker === "function") ? (marker as object) : undefined;
 }
 
 /** The run's active time in ms: earlier invocations plus this one so far. */

@@ -1,11 +1,14 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunContext, RunContextStore } from "@reins/core";
-import { activeMsOf, newInvocation } from "./invocation";
+import { activeMsOf, invocationMarker, newInvocation } from "./invocation";
 import type { RunSlot } from "./middleware-run-state";
 import { callCountsOf, runMessagesOf, type ReinsRunRecord } from "./run-record";
 
 /** The key of the middleware's slot in `RunContext.slots`. */
 const RUN_SLOT = "@reins/agent-middleware";
+
+/** Graph steps a resumed invocation may run before Reins' first hook (the interrupted node again). */
+const RESUME_STEPS = 2;
 
 /** A run this process holds: the shared `RunContext` (the ToolExecutor's call counts) and the middleware's slot. */
 export interface LiveRun {
@@ -47,7 +50,9 @@ export class MiddlewareRunContexts {
     const context = this.store.contextOf(record.runId);
     const slot = context?.slots.get(RUN_SLOT) as RunSlot | undefined;
     if (context !== undefined && slot !== undefined) {
-      if (slot.invocation.paused) slot.invocation = newInvocation(this.now(), record.activeMs);
+      // A resume of a run this process ran (the same agent after an interrupt): a new invocation.
+      const marker = invocationMarker();
+      if (slot.invocation.paused || (marker !== undefined && marker !== slot.invocation.marker)) slot.invocation = newInvocation(this.now(), record.activeMs, RESUME_STEPS);
       return { context, slot };
     }
     return this.hold(record, callCountsOf(runMessagesOf(record, messages)));
@@ -69,7 +74,7 @@ export class MiddlewareRunContexts {
     const context = this.store.start(record.runId);
     if (resumedCallCounts !== undefined && resumedCallCounts.size > 0) context.resumedCallCounts = resumedCallCounts;
     if (record.stop !== undefined) context.loop.stop = record.stop;
-    const slot: RunSlot = { corrections: new Map(), modelStartedAtMs: undefined, invocation: newInvocation(this.now(), record.activeMs) };
+    const slot: RunSlot = { corrections: new Map(), modelStartedAtMs: undefined, invocation: newInvocation(this.now(), record.activeMs, resumedCallCounts === undefined ? 0 : RESUME_STEPS) };
     context.slots.set(RUN_SLOT, slot);
     this.live.push(record.runId);
     while (this.live.length > this.maxActiveRuns) {

@@ -93,3 +93,71 @@ describe("a run resumed by a rebuilt agent (same process, same checkpointer)", (
     expect(rejected.length).toBeGreaterThan(0);
   });
 });
+
+describe("a run resumed by the same agent object after each approval interrupt", () => {
+  it("gets a new recursion budget per invocation and does not count the time paused for approval", async () => {
+    const directory = mkdtempSync(path.join(tmpdir(), "reins-durable-"));
+    try {
+      let clock = 1_000_000;
+      const ledgerPath = path.join(directory, "ledger.txt");
+      const { agent } = buildDurableAgent({ checkpointer: new MemorySaver(), ledgerPath, approval: true, maxDurationMs: 60_000, now: () => clock });
+      const config = { configurable: { thread_id: "same-agent" } };
+      let result = await agent.invoke({ messages: [new HumanMessage("Charge me.")] }, config);
+      let resumes = 0;
+      while (result.stopReason === undefined && resumes < 20) {
+        resumes += 1;
+        clock += 3_600_000; // an hour waiting for the approval
+        result = await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config);
+      }
+      // Before: the thread's steps were counted against one invocation's recursionLimit (a max_steps stop at 4 model calls).
+      expect(result.stopReason).toBe("max_steps");
+      expect(result.reinsRun?.modelCalls).toBe(8);
+      expect(result.reinsRun?.stop?.message).toBe("The run reached its step budget of 8 model calls.");
+      expect(result.reinsRun?.activeMs).toBeLessThan(60_000);
+      expect(ledgerOf(ledgerPath)).toEqual([1, 2, 3]);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the run record's decisions on createAgent", () => {
+  it("prices a dated model name by its table prefix, so maxCostUsd stops the run (cost_budget)", async () => {
+    const reply = (id: string) =>
+      new AIMessage({
+        content: "",
+        tool_calls: [{ name: "lookup", args: { query: id }, id, type: "tool_call" }],
+        usage_metadata: { input_tokens: 600_000, output_tokens: 0, total_tokens: 600_000 },
+        response_metadata: { model_name: "gpt-4o-mini-2024-07-18" },
+      });
+    const model = fakeModel().respond(reply("a")).respond(reply("b")).respond(reply("c"));
+    const agent = createAgent({
+      model,
+      tools: [lookup],
+      middleware: [createReinsMiddleware({ loopControl: { prices: { "gpt-4o-mini": { inputUsdPerMillionTokens: 1, outputUsdPerMillionTokens: 1 } }, maxCostUsd: 1 } })],
+    });
+    const result = await agent.invoke({ messages: [new HumanMessage("Look it up.")] });
+    expect(result.stopReason).toBe("cost_budget");
+    expect(result.reinsRun?.costUsd).toBeCloseTo(1.2, 6);
+    expect(result.reinsRun?.modelCalls).toBe(2);
+  });
+
+  it("puts the repeat warning on the next ToolMessage as a rendered note, marked by metadata.reinsNotesAt, with the typed outcome", async () => {
+    const model = fakeModel()
+      .respondWithTools([{ name: "lookup", args: { query: "same" }, id: "first" }])
+      .respondWithTools([{ name: "lookup", args: { query: "same" }, id: "second" }])
+      .respond(new AIMessage("Done."));
+    const agent = createAgent({ model, tools: [lookup], middleware: [createReinsMiddleware()] });
+    const result = await agent.invoke({ messages: [new HumanMessage("Look it up.")] });
+    const [first, second] = result.messages.filter((message): message is ToolMessage => ToolMessage.isInstance(message));
+    expect(first.content).toBe("Facts about same.");
+    expect(first.metadata).toEqual({ reinsOutcome: "success" });
+    expect(String(second.content).startsWith("Facts about same.\n\n")).toBe(true);
+    expect(String(second.content)).toMatch(/lookup/);
+    expect(second.metadata?.reinsNotesAt).toBe("Facts about same.".length);
+    expect(second.metadata?.reinsOutcome).toBe("success");
+    expect(result.stopReason).toBe("final_answer");
+    // Delivered once: the record holds no note for a later turn.
+    expect(result.reinsRun?.notes).toEqual([]);
+  });
+});

@@ -55,6 +55,10 @@ export interface DurableAgentOptions {
   readonly crashAtExecution?: number;
   readonly maxCallsPerRun?: number;
   readonly maxSteps?: number;
+  /** The run's time budget, in ms. @default none */
+  readonly maxDurationMs?: number;
+  /** The middleware's clock (epoch ms). @default Date.now */
+  readonly now?: () => number;
 }
 
 /** Builds the durable-run test agent. */
@@ -71,9 +75,14 @@ export function buildDurableAgent(options: DurableAgentOptions) {
   const model = new ChargingModel({});
   const reins = createReinsMiddleware({
     toolExecutor: { policies: { charge: { maxCallsPerRun: options.maxCallsPerRun ?? 3 } } },
-    loopControl: { maxSteps: options.maxSteps ?? 8 },
+    loopControl: {
+      maxSteps: options.maxSteps ?? 8,
+      ...(options.maxDurationMs !== undefined ? { maxDurationMs: options.maxDurationMs } : {}),
+      ...(options.now !== undefined ? { now: options.now } : {}),
+    },
   });
-  const middleware = options.approval === true ? [reins, humanInTheLoopMiddleware({ interruptOn: { charge: true } })] : [reins];
-  const agent = createAgent({ model, tools: [charge], middleware, checkpointer: options.checkpointer });
+  // Always the same middleware tuple (one agent type); without approval, nothing is interrupted.
+  const approval = humanInTheLoopMiddleware({ interruptOn: options.approval === true ? { charge: true } : {} });
+  const agent = createAgent({ model, tools: [charge], middleware: [reins, approval] as const, checkpointer: options.checkpointer });
   return { agent, model };
 }
