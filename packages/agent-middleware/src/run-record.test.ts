@@ -36,6 +36,22 @@ describe("a checkpointed chat thread", () => {
     expect(stops).toEqual(Array.from({ length: 8 }, () => "final_answer"));
   });
 
+  it("answers every turn on stream() too, each turn a run of its own in the streamed state", async () => {
+    let model = fakeModel();
+    for (let turn = 1; turn <= 8; turn += 1) model = model.respondWithTools([{ name: "lookup", args: { query: `t${turn}` }, id: `s_${turn}` }]).respond(new AIMessage(`Streamed ${turn}.`));
+    const agent = createAgent({ model, tools: [lookup], middleware: [createReinsMiddleware()], checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "chat-stream" }, streamMode: "values" as const };
+    const seen: Array<{ answer: string; stopReason: unknown; runId: unknown }> = [];
+    for (let turn = 1; turn <= 8; turn += 1) {
+      let last: { messages: BaseMessage[]; stopReason?: unknown; reinsRun?: { runId: string } } | undefined;
+      for await (const chunk of await agent.stream({ messages: [new HumanMessage(`Q${turn}`)] }, config)) last = chunk as typeof last;
+      seen.push({ answer: String(lastAi(last?.messages ?? []).content), stopReason: last?.stopReason, runId: last?.reinsRun?.runId });
+    }
+    expect(seen.map((each) => each.answer)).toEqual(Array.from({ length: 8 }, (_, index) => `Streamed ${index + 1}.`));
+    expect(seen.every((each) => each.stopReason === "final_answer")).toBe(true);
+    expect(new Set(seen.map((each) => each.runId)).size).toBe(8);
+  });
+
   it("starts a new run for every new input: counts, notes and caps do not carry over from the previous turn", async () => {
     const events: ReinsEvent[] = [];
     let model = fakeModel();
