@@ -11,7 +11,7 @@ import { PromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod/v4";
 import { REACT_PROMPT_TEMPLATE, type ReinsEvent, type StopReason, type ToolCallOutcome } from "@reins/core";
-import { ScriptedChatModel } from "@reins/testing";
+import { ReplayChatModel, ScriptedChatModel } from "@reins/testing";
 
 const line03 = process.env.REINS_LANGCHAIN_LINE === "0.3";
 
@@ -23,6 +23,8 @@ interface Row {
   readonly decisions: readonly Decision[];
   readonly policies?: Record<string, Record<string, unknown>>;
   readonly loop?: Record<string, unknown>;
+  /** Token usage every model reply reports, and the model name it reports (e.g. a dated name). */
+  readonly usage?: { readonly inputTokens: number; readonly outputTokens: number; readonly modelName?: string };
   readonly expected: {
     readonly stopReason: StopReason;
     readonly modelCalls: number;
@@ -104,6 +106,20 @@ const ROWS: readonly Row[] = [
     expected: { stopReason: "max_steps", modelCalls: 4, toolRuns: 4, outcomes: ["success", "success", "success", "success"], findings: ["What I found so far:"] },
   },
   {
+    name: "new calls until the token budget ends the run",
+    decisions: forever((index) => call("lookup", { query: `country ${index}` })),
+    loop: { maxTokens: 250 },
+    usage: { inputTokens: 60, outputTokens: 40 },
+    expected: { stopReason: "token_budget", modelCalls: 3, toolRuns: 2, outcomes: ["success", "success"], findings: ["What I found so far:"] },
+  },
+  {
+    name: "a dated model name priced by its table prefix: the cost budget ends the run",
+    decisions: forever((index) => call("lookup", { query: `country ${index}` })),
+    loop: { prices: { "gpt-4o-mini": { inputUsdPerMillionTokens: 1, outputUsdPerMillionTokens: 1 } }, maxCostUsd: 1 },
+    usage: { inputTokens: 400_000, outputTokens: 0, modelName: "gpt-4o-mini-2024-07-18" },
+    expected: { stopReason: "cost_budget", modelCalls: 3, toolRuns: 2, outcomes: ["success", "success"], findings: ["What I found so far:"] },
+  },
+  {
     name: "two tool calls at once, then the answer",
     decisions: [{ calls: [{ tool: "lookup", input: { query: "france" } }, { tool: "lookup", input: { query: "japan" } }] }, { answer: "Paris and Tokyo." }],
     expected: { stopReason: "final_answer", modelCalls: 2, toolRuns: 2, outcomes: ["success", "success"] },
@@ -151,7 +167,17 @@ async function runClassic(row: Row): Promise<PathResult> {
       ? [`Thought: I know the answer.\nFinal Answer: ${decision.answer}`]
       : decision.calls.map((each) => `Thought: I should use ${each.tool}.\nAction: ${each.tool}\nAction Input: ${JSON.stringify(each.input)}`),
   );
-  const llm = new ScriptedChatModel({ replies });
+  const usage = row.usage;
+  const llm =
+    usage === undefined
+      ? new ScriptedChatModel({ replies })
+      : new (class extends ReplayChatModel {
+          async _generate(...args: Parameters<ReplayChatModel["_generate"]>) {
+            const result = await super._generate(...args);
+            if (usage.modelName !== undefined) for (const generation of result.generations) generation.message.response_metadata = { model_name: usage.modelName };
+            return result;
+          }
+        })({ replies, usage });
   const tools = makeTools(runs);
   const agent = await createReactAgent({
     llm,
@@ -164,7 +190,8 @@ async function runClassic(row: Row): Promise<PathResult> {
   const executor = new AgentExecutor({ agent, tools: agent.tools, maxIterations: 50 });
   const result = await executor.invoke({ input: "Help me." }, { callbacks: agent.callbacks });
   const stopReason = result.stopReason as StopReason | undefined;
-  return { stopReason, modelCalls: llm.calls.length, toolRuns: runs.count, outcomes: outcomesOf(events), ...findingsOf(stopReason, String(result.output)) };
+  const modelCalls = llm instanceof ScriptedChatModel ? llm.calls.length : llm.prompts.length;
+  return { stopReason, modelCalls, toolRuns: runs.count, outcomes: outcomesOf(events), ...findingsOf(stopReason, String(result.output)) };
 }
 
 async function runCreateAgent(row: Row): Promise<PathResult> {
@@ -179,7 +206,16 @@ async function runCreateAgent(row: Row): Promise<PathResult> {
     model =
       "answer" in decision
         ? model.respond(new AIMessage(decision.answer))
-        : model.respondWithTools(decision.calls.map((each) => ({ name: each.tool, args: each.input, id: `call_${(id += 1)}` })));
+        : row.usage === undefined
+          ? model.respondWithTools(decision.calls.map((each) => ({ name: each.tool, args: each.input, id: `call_${(id += 1)}` })))
+          : model.respond(
+              new AIMessage({
+                content: "",
+                tool_calls: decision.calls.map((each) => ({ name: each.tool, args: each.input, id: `call_${(id += 1)}`, type: "tool_call" as const })),
+                usage_metadata: { input_tokens: row.usage.inputTokens, output_tokens: row.usage.outputTokens, total_tokens: row.usage.inputTokens + row.usage.outputTokens },
+                ...(row.usage.modelName !== undefined ? { response_metadata: { model_name: row.usage.modelName } } : {}),
+              }),
+            );
   }
   let modelCalls = 0;
   const countCalls = createMiddleware({ name: "CountModelCalls", wrapModelCall: (request, handler) => ((modelCalls += 1), handler(request)) });

@@ -292,7 +292,7 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         for (let index = 0; index < calls.length; index += 1) emit({ type: "step", runId, step: "action" });
         if (engine === undefined) return { reinsRun: { ...record, activeMs } };
         const watched = calls.filter((call) => call.id === undefined || !slot.corrections.has(call.id));
-        const verdict = engine.turnChosen(record, text, watched, runMessagesOf(record, state.messages));
+        const verdict = engine.turnChosen(record, text, watched, runMessagesOf(record, state.messages), activeMs);
         for (const detection of verdict.detections) emit({ type: "loop_detection", runId, ...detection });
         record = { ...verdict.record, activeMs };
         if (verdict.stop !== undefined) return stopUpdate({ ...run, record }, verdict.stop, state.messages, calls);

@@ -96,10 +96,12 @@ export class LoopEngine {
    * A model turn with tool calls: each call through `detectLoop` against the run's earlier calls
    * (their observations read from `messages`), in order; the turn's text is the stall detector's
    * thought, on its first call. Notes delivered with the previous turn are dropped; the notes still
-   * pending go to this turn's first call.
+   * pending go to this turn's first call. Then, as at a classic action, a used-up time, token or
+   * cost budget stops the run before the turn's calls run.
    * @param messages - the run's messages (`runMessagesOf`)
+   * @param elapsedMs - the run's time so far, without paused time
    */
-  turnChosen(record: ReinsRunRecord, text: string, calls: readonly TurnCall[], messages: readonly BaseMessage[]): EngineVerdict {
+  turnChosen(record: ReinsRunRecord, text: string, calls: readonly TurnCall[], messages: readonly BaseMessage[], elapsedMs: number): EngineVerdict {
     const results = toolResultsOf(messages);
     const seen = new Set<string>();
     const earlier: LoopStepRecord[] = record.steps.map((step) => {
@@ -146,6 +148,11 @@ export class LoopEngine {
       steps: [...record.steps, ...added],
       notes: firstId === undefined ? [] : pending.map((note) => ({ ...note, forToolCallId: firstId })),
     };
+    // As on the classic paths: after the loop checks, a used-up time, token or cost budget refuses the turn's calls.
+    if (stop === undefined && calls.length > 0) {
+      const usage = checkUsageBudgets({ elapsedMs, tokens: record.inputTokens + record.outputTokens, costUsd: record.costUsd }, this.options, new Set(record.notedBudgets as BudgetStopReason[]), true);
+      if (usage.stop !== undefined) stop = { reason: usage.stop.reason, message: BUDGET_UNITS[usage.stop.reason](usage.stop) };
+    }
     return { record: next, detections, ...(stop !== undefined ? { stop } : {}) };
   }
 }
