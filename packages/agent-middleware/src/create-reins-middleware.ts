@@ -38,7 +38,7 @@ import { checkReinsMiddlewareOptions, DEFAULT_REINS_MIDDLEWARE_OPTIONS, type Rei
 import { MIDDLEWARE_MESSAGES } from "./messages";
 import { MiddlewareRunContexts, type LiveRun } from "./run-contexts";
 import { newRunRecord, NOTES_AT_METADATA_KEY, reinsRunSchema, runMessagesOf, type ReinsRunRecord } from "./run-record";
-import { rescueReply } from "./tool-call-rescue";
+import { correctionOf, rescueReply } from "./tool-call-rescue";
 import { answerOfMessages, auditWarning, MiddlewareAuditTrail, questionOfMessages } from "./middleware-audit";
 
 /** The state the middleware adds to the agent's state (`stateSchema`). */
@@ -291,7 +291,7 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         }
         for (let index = 0; index < calls.length; index += 1) emit({ type: "step", runId, step: "action" });
         if (engine === undefined) return { reinsRun: { ...record, activeMs } };
-        const watched = calls.filter((call) => call.id === undefined || !slot.corrections.has(call.id));
+        const watched = calls.filter((call) => correctionOf(call.id, slot, [last]) === undefined);
         const verdict = engine.turnChosen(record, text, watched, runMessagesOf(record, state.messages), activeMs);
         for (const detection of verdict.detections) emit({ type: "loop_detection", runId, ...detection });
         record = { ...verdict.record, activeMs };
@@ -304,7 +304,7 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
       const { toolCall } = request;
       const runId = run?.record.runId;
       const notes = notesFor(run?.record, toolCall.id);
-      const correction = toolCall.id === undefined ? undefined : run?.slot.corrections.get(toolCall.id);
+      const correction = correctionOf(toolCall.id, run?.slot, (request.state as { messages?: BaseMessage[] }).messages ?? []);
       const toolStartedAtMs = now();
       let callOutcome: ToolCallOutcome | undefined = correction === undefined ? undefined : "invalid_input";
       let rawChars: number | undefined;

@@ -5,7 +5,7 @@ import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langcha
 import { fakeModel } from "@langchain/core/testing";
 import { tool } from "@langchain/core/tools";
 import { Command, MemorySaver } from "@langchain/langgraph";
-import { createAgent } from "langchain";
+import { createAgent, humanInTheLoopMiddleware } from "langchain";
 import { z } from "zod/v4";
 import type { ReinsEvent } from "@reins/core";
 import { buildDurableAgent, ledgerOf } from "./__fixtures__/durable-agent";
@@ -107,6 +107,39 @@ describe("a run resumed by a rebuilt agent (same process, same checkpointer)", (
     expect(result.reinsRun?.modelCalls).toBe(8);
     const rejected = result.messages.filter((message) => ToolMessage.isInstance(message) && message.metadata?.reinsOutcome === "rejected");
     expect(rejected.length).toBeGreaterThan(0);
+  });
+});
+
+describe("a refused tool call's correction", () => {
+  it("is saved with the reply, so a rebuilt agent resuming after an interrupt still answers it", async () => {
+    const checkpointer = new MemorySaver();
+    // One scripted model for both agents (it stands for the provider, which outlives the process).
+    const model = fakeModel()
+      .respondWithTools([
+        { name: "lookup", args: { query: "x" }, id: "good" },
+        { name: "lookpu", args: { query: "x" }, id: "bad" },
+      ])
+      .respond(new AIMessage("Done."));
+    const build = () =>
+      createAgent({
+        model,
+        tools: [lookup],
+        middleware: [createReinsMiddleware(), humanInTheLoopMiddleware({ interruptOn: { lookup: true } })],
+        checkpointer,
+      });
+    const config = { configurable: { thread_id: "corrections" } };
+    const paused = await build().invoke({ messages: [new HumanMessage("Look it up.")] }, config);
+    expect(paused.__interrupt__).toBeDefined();
+    const reply = paused.messages.find((message): message is AIMessage => AIMessage.isInstance(message));
+    expect(Object.keys((reply?.response_metadata?.reinsCorrections ?? {}) as object)).toEqual(["bad"]);
+    const result = await build().invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config);
+    const answers = result.messages.filter((message): message is ToolMessage => ToolMessage.isInstance(message));
+    const bad = answers.find((message) => message.tool_call_id === "bad");
+    expect(bad?.status).toBe("error");
+    expect(String(bad?.content)).toContain('unavailable tool "lookpu"');
+    expect(bad?.metadata?.reinsOutcome).toBe("invalid_input");
+    expect(answers.find((message) => message.tool_call_id === "good")?.content).toBe("Facts about x.");
+    expect(result.stopReason).toBe("final_answer");
   });
 });
 
