@@ -283,6 +283,9 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         if (calls.length === 0) audit?.answered(runId, last, modelStartedAtMs);
         else audit?.turn(runId, last, calls, modelStartedAtMs);
         if (text.trim().length > 0) emit({ type: "step", runId, step: "thought" });
+        const decidedAtMs = now();
+        emit({ type: "step_duration", runId, phase: "cycle", durationMs: Math.max(0, decidedAtMs - slot.lastDecisionAtMs) });
+        slot.lastDecisionAtMs = decidedAtMs;
         const activeMs = runs.activeMs(run);
         if (calls.length === 0) {
           emit({ type: "step", runId, step: "finish" });

@@ -8,6 +8,8 @@ export interface RunSlot {
   /** Corrective texts for calls that cannot run, by tool-call id. */
   readonly corrections: Map<string, string>;
   modelStartedAtMs: number | undefined;
+  /** When the last model turn was decided (or the invocation began), for `step_duration{phase="cycle"}`. */
+  lastDecisionAtMs: number;
   /** The graph invocation this process is running the run in. */
   invocation: Invocation;
 }

@@ -52,7 +52,10 @@ export class MiddlewareRunContexts {
     if (context !== undefined && slot !== undefined) {
       // A resume of a run this process ran (the same agent after an interrupt): a new invocation.
       const marker = invocationMarker();
-      if (slot.invocation.paused || (marker !== undefined && marker !== slot.invocation.marker)) slot.invocation = newInvocation(this.now(), record.activeMs, RESUME_STEPS);
+      if (slot.invocation.paused || (marker !== undefined && marker !== slot.invocation.marker)) {
+        slot.invocation = newInvocation(this.now(), record.activeMs, RESUME_STEPS);
+        slot.lastDecisionAtMs = this.now();
+      }
       return { context, slot };
     }
     return this.hold(record, callCountsOf(runMessagesOf(record, messages)));
@@ -74,7 +77,7 @@ export class MiddlewareRunContexts {
     const context = this.store.start(record.runId);
     if (resumedCallCounts !== undefined && resumedCallCounts.size > 0) context.resumedCallCounts = resumedCallCounts;
     if (record.stop !== undefined) context.loop.stop = record.stop;
-    const slot: RunSlot = { corrections: new Map(), modelStartedAtMs: undefined, invocation: newInvocation(this.now(), record.activeMs, resumedCallCounts === undefined ? 0 : RESUME_STEPS) };
+    const slot: RunSlot = { corrections: new Map(), modelStartedAtMs: undefined, lastDecisionAtMs: this.now(), invocation: newInvocation(this.now(), record.activeMs, resumedCallCounts === undefined ? 0 : RESUME_STEPS) };
     context.slots.set(RUN_SLOT, slot);
     this.live.push(record.runId);
     while (this.live.length > this.maxActiveRuns) {

@@ -191,6 +191,16 @@ describe("the run record's decisions on createAgent", () => {
     expect(result.reinsRun?.modelCalls).toBe(2);
   });
 
+  it("times the model call, the tool call and each cycle (step_duration for llm, tool and cycle), as the classic paths do", async () => {
+    const events: ReinsEvent[] = [];
+    const model = fakeModel().respondWithTools([{ name: "lookup", args: { query: "x" }, id: "only" }]).respond(new AIMessage("Done."));
+    const agent = createAgent({ model, tools: [lookup], middleware: [createReinsMiddleware({ onEvent: (event) => events.push(event) })] });
+    await agent.invoke({ messages: [new HumanMessage("Look it up.")] });
+    const phases = events.flatMap((event) => (event.type === "step_duration" ? [event.phase] : []));
+    expect([...phases].sort()).toEqual(["cycle", "cycle", "llm", "llm", "tool"]);
+    expect(events.every((event) => event.type !== "step_duration" || (Number.isFinite(event.durationMs) && event.durationMs >= 0))).toBe(true);
+  });
+
   it("puts the repeat warning on the next ToolMessage as a rendered note, marked by metadata.reinsNotesAt, with the typed outcome", async () => {
     const model = fakeModel()
       .respondWithTools([{ name: "lookup", args: { query: "same" }, id: "first" }])
