@@ -81,6 +81,12 @@ const STRUCTURED_OUTPUT_PREFIX = "extract-";
  *   `tool_calls` and the AI text, and step, time, token and cost budgets from `usage_metadata`. A
  *   warning goes into the next ToolMessage; a stop ends the run gracefully (`jumpTo: "end"`) with a
  *   final `AIMessage` written from the run's findings, and `stopReason` in the agent state.
+ * - State: the run record `reinsRun` (see `run-record.ts`) is in the agent's state, so the
+ *   checkpointer saves it with the run. A new input on a thread starts a new run;
+ *   `Command({ resume })` and `invoke(null)` continue it, in any process: loop detection, call
+ *   caps (`RunContext.resumedCallCounts` from the saved `ToolMessage`s' typed outcomes), budgets
+ *   and the stop go on from the record. LangGraph's `recursionLimit` is counted per invocation,
+ *   and time paused at an interrupt is not run time.
  * - Events and metrics: the ToolExecutor's, the cleaner's and the run's (`run_start`, `run_end`,
  *   `step`, `token_usage`, `loop_detection`) reach `metrics` and `onEvent`, the same catalog as
  *   the classic path.
