@@ -16,7 +16,9 @@ import { ReplayChatModel, ScriptedChatModel } from "@reins/testing";
 const line03 = process.env.REINS_LANGCHAIN_LINE === "0.3";
 
 /** One model decision: tool calls (several = one parallel turn on createAgent, consecutive steps on ReAct) or an answer. */
-type Decision = { readonly calls: ReadonlyArray<{ readonly tool: string; readonly input: Record<string, unknown> }> } | { readonly answer: string };
+type Decision =
+  | { readonly calls: ReadonlyArray<{ readonly tool: string; readonly input: Record<string, unknown> }>; readonly thought?: string }
+  | { readonly answer: string };
 
 interface Row {
   readonly name: string;
@@ -74,6 +76,11 @@ const ROWS: readonly Row[] = [
     name: "two calls in turn, over and over: a cycle",
     decisions: forever((index) => call("lookup", { query: index % 2 === 0 ? "france" : "japan" })),
     expected: { stopReason: "cycle", modelCalls: 5, toolRuns: 4, outcomes: ["success", "success", "success", "success"], findings: ["What I found so far:"] },
+  },
+  {
+    name: "the same thought over new inputs that find nothing new: a stall",
+    decisions: forever((index) => ({ calls: [{ tool: "search", input: { query: `flights to Lisbon option ${index}` } }], thought: "I still need to find a cheaper flight to Lisbon for the customer." })),
+    expected: { stopReason: "stall", modelCalls: 6, toolRuns: 5, outcomes: ["success", "success", "success", "success", "success"], findings: ["What I found so far:"] },
   },
   {
     name: "a polling call whose result changes every time, then the answer: progress, not a repeat",
@@ -142,6 +149,11 @@ function makeTools(runs: { count: number }) {
       },
       { name: "crm_lookup", description: "Look up a customer", schema: z.object({ customerId: z.string() }) },
     ),
+    tool(async () => ((runs.count += 1), "No flights found."), {
+      name: "search",
+      description: "Search flights",
+      schema: z.object({ query: z.string() }),
+    }),
     tool(async ({ id }: { id: string }) => ((runs.count += 1), `Job ${id}: ${runs.count * 25}% done.`), {
       name: "job_status",
       description: "Progress of a job",
@@ -165,7 +177,7 @@ async function runClassic(row: Row): Promise<PathResult> {
   const replies = row.decisions.flatMap((decision) =>
     "answer" in decision
       ? [`Thought: I know the answer.\nFinal Answer: ${decision.answer}`]
-      : decision.calls.map((each) => `Thought: I should use ${each.tool}.\nAction: ${each.tool}\nAction Input: ${JSON.stringify(each.input)}`),
+      : decision.calls.map((each) => `Thought: ${decision.thought ?? `I should use ${each.tool}.`}\nAction: ${each.tool}\nAction Input: ${JSON.stringify(each.input)}`),
   );
   const usage = row.usage;
   const llm =
@@ -206,14 +218,16 @@ async function runCreateAgent(row: Row): Promise<PathResult> {
     model =
       "answer" in decision
         ? model.respond(new AIMessage(decision.answer))
-        : row.usage === undefined
+        : row.usage === undefined && decision.thought === undefined
           ? model.respondWithTools(decision.calls.map((each) => ({ name: each.tool, args: each.input, id: `call_${(id += 1)}` })))
           : model.respond(
               new AIMessage({
-                content: "",
+                content: decision.thought ?? "",
                 tool_calls: decision.calls.map((each) => ({ name: each.tool, args: each.input, id: `call_${(id += 1)}`, type: "tool_call" as const })),
-                usage_metadata: { input_tokens: row.usage.inputTokens, output_tokens: row.usage.outputTokens, total_tokens: row.usage.inputTokens + row.usage.outputTokens },
-                ...(row.usage.modelName !== undefined ? { response_metadata: { model_name: row.usage.modelName } } : {}),
+                ...(row.usage !== undefined
+                  ? { usage_metadata: { input_tokens: row.usage.inputTokens, output_tokens: row.usage.outputTokens, total_tokens: row.usage.inputTokens + row.usage.outputTokens } }
+                  : {}),
+                ...(row.usage?.modelName !== undefined ? { response_metadata: { model_name: row.usage.modelName } } : {}),
               }),
             );
   }
@@ -231,7 +245,9 @@ async function runCreateAgent(row: Row): Promise<PathResult> {
       countCalls,
     ],
   });
-  const result = await agent.invoke({ messages: [new HumanMessage("Help me.")] });
+  // LangGraph's own recursionLimit (25 graph steps, about 5 model turns here) is the host's limit, not a
+  // Reins budget: raised so that the rows compare Reins' decisions (the middleware stops gracefully before it).
+  const result = await agent.invoke({ messages: [new HumanMessage("Help me.")] }, { recursionLimit: 200 });
   const answer = result.messages.filter((message) => AIMessage.isInstance(message)).at(-1);
   const output = answer === undefined ? "" : typeof answer.content === "string" ? answer.content : JSON.stringify(answer.content);
   return { stopReason: result.stopReason, modelCalls, toolRuns: runs.count, outcomes: outcomesOf(events), ...findingsOf(result.stopReason, output) };
