@@ -1,6 +1,6 @@
 import { ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
-import { z } from "zod/v4";
+import { z } from "zod";
 import { RunContextStore, toolOutcomeOf } from "@reins/core";
 import { ToolExecutor } from "./index";
 
