@@ -6,34 +6,53 @@ import { z } from "zod/v4";
 import {
   buildLoopStopFinish,
   emitEvent,
-  fingerprintObservation,
+  neutralizeUntrustedText,
   RunContextStore,
   STOP_REASONS,
-  stripLoopNotes,
+  TOOL_OUTCOME_METADATA_KEY,
+  toolOutcomeOf,
   type LoopStopDecision,
   type ReinsEvent,
-  type RunContext,
   type StopReason,
   type ToolCallOutcome,
   wantsContent,
 } from "@reins/core";
-import { LoopControlHandler, resolveLoopControlOptions, type ResolvedLoopControlOptions } from "@reins/loop-control";
+import {
+  estimateTokensFromChars,
+  estimateTokensSafely,
+  LoopControlHandler,
+  modelNameOfReply,
+  renderLoopNote,
+  resolveLoopControlOptions,
+  type LoopNote,
+  type ResolvedLoopControlOptions,
+  usageOfReply,
+} from "@reins/loop-control";
 import { ObservationCleaner } from "@reins/observation-cleaner";
 import { ToolExecutor } from "@reins/tool-executor";
 import { ReinsMiddlewareOptionsError } from "./errors";
-import { findingsOf, recursionStop, textOf, type RunSlot } from "./middleware-run-state";
+import { recursionStop } from "./invocation";
+import { LoopEngine, notesFor, type TurnCall } from "./loop-engine";
+import { findingsOf, textOf } from "./middleware-run-state";
 import { checkReinsMiddlewareOptions, DEFAULT_REINS_MIDDLEWARE_OPTIONS, type ReinsMiddlewareOptions } from "./reins-middleware-options";
-import { RunLoopMonitor, type MonitoredCall } from "./loop-monitor";
 import { MIDDLEWARE_MESSAGES } from "./messages";
-import { rescueReply } from "./tool-call-rescue";
+import { MiddlewareRunContexts, type LiveRun } from "./run-contexts";
+import { newRunRecord, NOTES_AT_METADATA_KEY, reinsRunSchema, runMessagesOf, type ReinsRunRecord } from "./run-record";
+import { correctionOf, rescueReply } from "./tool-call-rescue";
 import { answerOfMessages, auditWarning, MiddlewareAuditTrail, questionOfMessages } from "./middleware-audit";
 
 /** The state the middleware adds to the agent's state (`stateSchema`). */
 export const reinsStateSchema = z.object({
   /** Why the run ended: `final_answer`, or the loop-control stop reason. */
   stopReason: z.enum(STOP_REASONS as unknown as [StopReason, ...StopReason[]]).optional(),
-  /** The id of the current run in the middleware's `RunContextStore`. */
+  /** The id of the current run (its events' and audit records' `runId`). */
   reinsRunId: z.string().optional(),
+  /**
+   * The run record (steps, usage, pending loop notes, the stop decision), saved by the agent's
+   * checkpointer with the run so that a resume anywhere continues its protection. See
+   * {@link ReinsRunRecord}.
+   */
+  reinsRun: reinsRunSchema.optional(),
 });
 
 /** The middleware {@link createReinsMiddleware} returns: a LangChain v1 `AgentMiddleware` adding {@link reinsStateSchema}. */
@@ -42,7 +61,6 @@ export type ReinsMiddleware = AgentMiddleware<typeof reinsStateSchema>;
 const MIDDLEWARE_NAME = "ReinsMiddleware";
 /** Tool names createAgent gives its structured-output tools (`responseFormat`). */
 const STRUCTURED_OUTPUT_PREFIX = "extract-";
-const RUN_SLOT = "@reins/agent-middleware";
 
 /**
  * Reins for LangChain v1 `createAgent`: the same pieces as `createReactAgent`, as one middleware.
@@ -63,6 +81,12 @@ const RUN_SLOT = "@reins/agent-middleware";
  *   `tool_calls` and the AI text, and step, time, token and cost budgets from `usage_metadata`. A
  *   warning goes into the next ToolMessage; a stop ends the run gracefully (`jumpTo: "end"`) with a
  *   final `AIMessage` written from the run's findings, and `stopReason` in the agent state.
+ * - State: the run record `reinsRun` (see `run-record.ts`) is in the agent's state, so the
+ *   checkpointer saves it with the run. A new input on a thread starts a new run;
+ *   `Command({ resume })` and `invoke(null)` continue it, in any process: loop detection, call
+ *   caps (`RunContext.resumedCallCounts` from the saved `ToolMessage`s' typed outcomes), budgets
+ *   and the stop go on from the record. LangGraph's `recursionLimit` is counted per invocation,
+ *   and time paused at an interrupt is not run time.
  * - Events and metrics: the ToolExecutor's, the cleaner's and the run's (`run_start`, `run_end`,
  *   `step`, `token_usage`, `loop_detection`) reach `metrics` and `onEvent`, the same catalog as
  *   the classic path.
@@ -135,68 +159,50 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
   const now = loopOptions?.now ?? Date.now;
 
   const emit = (event: ReinsEvent): void => emitEvent(event, [metrics, onEvent]);
-  const liveRuns: string[] = [];
+  const engine = loopOptions === undefined ? undefined : new LoopEngine(loopOptions);
+  const runs = new MiddlewareRunContexts(runContext, maxActiveRuns, now);
 
-  const slotOf = (context: RunContext | undefined): RunSlot | undefined => context?.slots.get(RUN_SLOT) as RunSlot | undefined;
-  const runOf = (state: { reinsRunId?: string } | undefined): { context: RunContext; slot: RunSlot } | undefined => {
-    const context = runContext.contextOf(state?.reinsRunId);
-    const slot = slotOf(context);
-    return context === undefined || slot === undefined ? undefined : { context, slot };
+  type RunState = { messages: BaseMessage[]; reinsRun?: ReinsRunRecord; stopReason?: StopReason };
+  const runOf = (state: unknown): (LiveRun & { record: ReinsRunRecord }) | undefined => {
+    const { reinsRun: record, messages = [] } = (state ?? {}) as Partial<RunState>;
+    const live = runs.adopt(record, messages);
+    return live === undefined || record === undefined ? undefined : { ...live, record };
   };
 
-  const startRun = (messages: readonly BaseMessage[]): string => {
-    const runId = randomUUID();
-    const context = runContext.start(runId);
-    const slot: RunSlot = {
-      monitor: loopOptions === undefined ? undefined : new RunLoopMonitor(loopOptions),
-      corrections: new Map(),
-      modelStartedAtMs: undefined,
-      lastModelStep: undefined,
-      turnSteps: undefined,
-    };
-    context.slots.set(RUN_SLOT, slot);
-    liveRuns.push(runId);
-    while (liveRuns.length > maxActiveRuns) {
-      const oldest = liveRuns.shift();
-      if (oldest !== undefined) runContext.release(oldest);
-    }
-    audit?.started(runId, messages);
-    emit({ type: "run_start", runId, ...(wantsContent([metrics, onEvent]) ? { input: questionOfMessages(messages) } : {}) });
-    return runId;
+  const startRun = (messages: readonly BaseMessage[]): ReinsRunRecord => {
+    const record = newRunRecord(randomUUID(), messages, now());
+    runs.start(record);
+    audit?.started(record.runId, messages);
+    emit({ type: "run_start", runId: record.runId, ...(wantsContent([metrics, onEvent]) ? { input: questionOfMessages(messages) } : {}) });
+    return record;
   };
 
-  const endRun = (runId: string, stopReason: StopReason, answer?: string): void => {
-    const context = runContext.contextOf(runId);
-    if (context === undefined) return;
+  const endRun = (run: LiveRun & { record: ReinsRunRecord }, stopReason: StopReason, answer?: string): void => {
+    const { runId } = run.record;
     const status = stopReason === "final_answer" ? "success" : stopReason === "error" ? "error" : "stopped";
     audit?.finished(runId, stopReason, answer);
     const output = answer !== undefined && wantsContent([metrics, onEvent]) ? { output: answer } : {};
-    emit({ type: "run_end", runId, status, stopReason, durationMs: Math.max(0, now() - context.startedAtMs), ...output });
-    runContext.release(runId);
-    const index = liveRuns.indexOf(runId);
-    if (index >= 0) liveRuns.splice(index, 1);
+    emit({ type: "run_end", runId, status, stopReason, durationMs: runs.activeMs(run), ...output });
+    runs.release(runId);
   };
 
   /** The graceful end of a stopped run: error ToolMessages for calls not run, then the final AIMessage. */
-  const stopUpdate = (runId: string, decision: LoopStopDecision, messages: readonly BaseMessage[], pending: ReadonlyArray<{ id?: string; name: string }>) => {
-    const context = runContext.contextOf(runId);
-    if (context !== undefined) context.loop.stop = decision;
-    const finish = buildLoopStopFinish(decision, findingsOf(messages), loopFinish);
+  const stopUpdate = (run: LiveRun & { record: ReinsRunRecord }, decision: LoopStopDecision, messages: readonly BaseMessage[], pending: ReadonlyArray<{ id?: string; name: string }>) => {
+    run.context.loop.stop = decision;
+    const finish = buildLoopStopFinish(decision, findingsOf(runMessagesOf(run.record, messages)), loopFinish);
     const notRun = pending
       .filter((call) => call.id !== undefined)
-      .map((call) => new ToolMessage({ content: MIDDLEWARE_MESSAGES.notRunStopped(call.name), tool_call_id: call.id as string, name: call.name, status: "error" }));
+      .map((call) => new ToolMessage({ content: MIDDLEWARE_MESSAGES.notRunStopped(call.name), tool_call_id: call.id as string, name: call.name, status: "error", metadata: { [TOOL_OUTCOME_METADATA_KEY]: "rejected" } }));
+    const reinsRun: ReinsRunRecord = { ...run.record, activeMs: runs.activeMs(run), stop: { reason: decision.reason, message: decision.message } };
     // Ended here: a jump to "end" from beforeModel skips afterAgent (langchain 1.5), and nothing
     // after a stop needs the run's state. afterAgent, when it does run, finds no run to end.
-    endRun(runId, decision.reason, finish.returnValues.output as string);
+    endRun(run, decision.reason, finish.returnValues.output as string);
     return {
       jumpTo: "end" as const,
       stopReason: decision.reason,
+      reinsRun,
       messages: [...notRun, new AIMessage({ content: finish.returnValues.output, response_metadata: { stopReason: decision.reason, stopMessage: decision.message } })],
     };
-  };
-
-  const noteAll = (context: RunContext, notes: readonly string[]): void => {
-    for (const note of notes) context.loop.pendingNotes.push(note);
   };
 
   /** The Reins-wrapped version of a tool (the ToolExecutor keeps one wrapper per tool object). */
@@ -207,27 +213,45 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
     if (observationCleaner === undefined || message.status !== "error" || typeof message.content !== "string") return message;
     const text = observationCleaner.format(message.content, { toolName: message.name ?? "unknown" });
     if (text === message.content) return message;
-    return new ToolMessage({ content: text, tool_call_id: message.tool_call_id, name: message.name, status: "error", artifact: message.artifact });
+    return new ToolMessage({ content: text, tool_call_id: message.tool_call_id, name: message.name, status: "error", artifact: message.artifact, metadata: message.metadata });
+  };
+
+  /** The message with this call's loop notes appended; `metadata.reinsNotesAt` marks where they start. */
+  const withLoopNotes = (message: ToolMessage, notes: readonly LoopNote[], outcome: ToolCallOutcome | undefined): ToolMessage => {
+    const metadata = { ...(message.metadata ?? {}), ...(outcome !== undefined && toolOutcomeOf(message) === undefined ? { [TOOL_OUTCOME_METADATA_KEY]: outcome } : {}) };
+    const observation = textOf(message);
+    const rendered = notes.map((note) => neutralizeUntrustedText(renderLoopNote(note)).text);
+    const content = rendered.length === 0 ? message.content : [observation, ...rendered].join("\n\n");
+    return new ToolMessage({
+      content,
+      tool_call_id: message.tool_call_id,
+      name: message.name,
+      status: message.status,
+      artifact: message.artifact,
+      metadata: rendered.length === 0 ? metadata : { ...metadata, [NOTES_AT_METADATA_KEY]: observation.length },
+    });
   };
 
   return createMiddleware({
     name: MIDDLEWARE_NAME,
     stateSchema: reinsStateSchema,
-    beforeAgent: (state) => ({ reinsRunId: startRun(state.messages), stopReason: undefined }),
+    // A new input on the thread starts a new run; Command({ resume }) and invoke(null) do not pass here.
+    beforeAgent: (state) => {
+      const reinsRun = startRun(state.messages);
+      return { reinsRun, reinsRunId: reinsRun.runId, stopReason: undefined };
+    },
     beforeModel: {
       canJumpTo: ["end"],
       hook: (state) => {
         const run = runOf(state);
         if (run === undefined) return undefined;
         run.slot.modelStartedAtMs = now();
-        const monitor = run.slot.monitor;
-        if (monitor === undefined) return undefined;
-        const verdict = monitor.checkBudgets();
-        noteAll(run.context, verdict.notes);
-        const stop = verdict.stop ?? recursionStop(run.slot);
-        if (stop !== undefined) return stopUpdate(run.context.runId, stop, state.messages, []);
-        monitor.modelCalls += 1;
-        return undefined;
+        if (engine === undefined) return undefined;
+        const activeMs = runs.activeMs(run);
+        const verdict = engine.beforeModel(run.record, activeMs);
+        const stop = verdict.stop ?? recursionStop(run.slot.invocation);
+        if (stop !== undefined) return stopUpdate(run, stop, state.messages, []);
+        return { reinsRun: { ...verdict.record, activeMs } };
       },
     },
     wrapModelCall: async (request, handler) => {
@@ -237,10 +261,10 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         (tool): tool is StructuredToolInterface => tool !== null && typeof tool === "object" && typeof (tool as { name?: unknown }).name === "string",
       );
       if (repairOptions === undefined || tools.length === 0) return response;
-      const run = runOf(request.state as { reinsRunId?: string });
+      const run = runOf(request.state);
       const messages = (request.state as { messages?: BaseMessage[] }).messages ?? request.messages;
       const rescue = () => rescueReply(response, { tools, options: repairOptions, slot: run?.slot, messages, emit });
-      return audit === undefined || run === undefined ? rescue() : audit.duringModelCall(run.context.runId, rescue);
+      return audit === undefined || run === undefined ? rescue() : audit.duringModelCall(run.record.runId, rescue);
     },
     afterModel: {
       canJumpTo: ["end"],
@@ -248,54 +272,55 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         const run = runOf(state);
         const last = state.messages.at(-1);
         if (run === undefined || last === undefined || !AIMessage.isInstance(last)) return undefined;
-        const { context, slot } = run;
-        const runId = context.runId;
+        const { slot } = run;
+        const runId = run.record.runId;
         const modelStartedAtMs = slot.modelStartedAtMs;
-        if (slot.modelStartedAtMs !== undefined) {
-          emit({ type: "step_duration", runId, phase: "llm", durationMs: Math.max(0, now() - slot.modelStartedAtMs) });
+        if (modelStartedAtMs !== undefined) {
+          emit({ type: "step_duration", runId, phase: "llm", durationMs: Math.max(0, now() - modelStartedAtMs) });
           slot.modelStartedAtMs = undefined;
         }
-        const usage = last.usage_metadata;
-        const estimate = loopOptions?.estimateTokens ?? ((text: string) => Math.ceil(text.length / 4));
-        const inputTokens = usage?.input_tokens ?? estimate(state.messages.slice(0, -1).map(textOf).join("\n"));
-        const outputTokens = usage?.output_tokens ?? estimate(textOf(last) + JSON.stringify(last.tool_calls ?? []));
-        emit({ type: "token_usage", runId, inputTokens, outputTokens, estimated: usage === undefined });
-        const model = (last.response_metadata?.model_name ?? last.response_metadata?.model) as string | undefined;
-        slot.monitor?.addUsage(inputTokens, outputTokens, model);
+        const estimate = (text: string) => estimateTokensSafely(loopOptions?.estimateTokens ?? estimateTokensFromChars, text, loopOptions?.onError ?? auditWarning);
+        const usage = usageOfReply(last, () => state.messages.slice(0, -1).map(textOf).join("\n"), estimate);
+        emit({ type: "token_usage", runId, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, estimated: usage.estimated });
+        let record = engine === undefined ? run.record : engine.modelReplied(run.record, usage, [modelNameOfReply(last)]);
 
         const text = textOf(last);
-        const calls: MonitoredCall[] = (last.tool_calls ?? []).filter((call) => !call.name.startsWith(STRUCTURED_OUTPUT_PREFIX)).map((call) => ({ name: call.name, args: call.args, ...(call.id !== undefined ? { id: call.id } : {}) }));
+        const calls: TurnCall[] = (last.tool_calls ?? []).filter((call) => !call.name.startsWith(STRUCTURED_OUTPUT_PREFIX)).map((call) => ({ name: call.name, args: call.args, ...(call.id !== undefined ? { id: call.id } : {}) }));
         if (calls.length === 0) audit?.answered(runId, last, modelStartedAtMs);
         else audit?.turn(runId, last, calls, modelStartedAtMs);
         if (text.trim().length > 0) emit({ type: "step", runId, step: "thought" });
+        const decidedAtMs = now();
+        emit({ type: "step_duration", runId, phase: "cycle", durationMs: Math.max(0, decidedAtMs - slot.lastDecisionAtMs) });
+        slot.lastDecisionAtMs = decidedAtMs;
+        const activeMs = runs.activeMs(run);
         if (calls.length === 0) {
           emit({ type: "step", runId, step: "finish" });
-          return { stopReason: "final_answer" as const };
+          // Notes addressed to the previous turn's calls went out with their ToolMessages.
+          return { stopReason: "final_answer" as const, reinsRun: { ...record, notes: record.notes.filter((note) => note.forToolCallId === undefined), activeMs } };
         }
         for (let index = 0; index < calls.length; index += 1) emit({ type: "step", runId, step: "action" });
-        const monitor = slot.monitor;
-        if (monitor === undefined) return undefined;
-        const verdict = monitor.observeTurn(text, calls.filter((call) => call.id === undefined || !slot.corrections.has(call.id)));
+        if (engine === undefined) return { reinsRun: { ...record, activeMs } };
+        const watched = calls.filter((call) => correctionOf(call.id, slot, [last]) === undefined);
+        const verdict = engine.turnChosen(record, text, watched, runMessagesOf(record, state.messages), activeMs);
         for (const detection of verdict.detections) emit({ type: "loop_detection", runId, ...detection });
-        if (verdict.stop !== undefined) return stopUpdate(runId, verdict.stop, state.messages, calls);
-        noteAll(context, verdict.notes);
-        return undefined;
+        record = { ...verdict.record, activeMs };
+        if (verdict.stop !== undefined) return stopUpdate({ ...run, record }, verdict.stop, state.messages, calls);
+        return { reinsRun: record };
       },
     },
     wrapToolCall: async (request, handler) => {
-      const run = runOf(request.state as { reinsRunId?: string });
+      const run = runOf(request.state);
       const { toolCall } = request;
-      const runId = run?.context.runId;
-      const correction = toolCall.id === undefined ? undefined : run?.slot.corrections.get(toolCall.id);
+      const runId = run?.record.runId;
+      const notes = notesFor(run?.record, toolCall.id);
+      const correction = correctionOf(toolCall.id, run?.slot, (request.state as { messages?: BaseMessage[] }).messages ?? []);
       const toolStartedAtMs = now();
       let callOutcome: ToolCallOutcome | undefined = correction === undefined ? undefined : "invalid_input";
       let rawChars: number | undefined;
       let message: ToolMessage;
       if (correction !== undefined) {
-        const content = correction;
         emit({ type: "tool_call", toolName: toolCall.name, outcome: "invalid_input", durationMs: 0, ...(runId !== undefined ? { runId } : {}) });
-        const notes: string[] = run === undefined ? [] : run.context.loop.pendingNotes.splice(0);
-        message = new ToolMessage({ content: [content, ...notes].join("\n\n"), tool_call_id: toolCall.id ?? "", name: toolCall.name, status: "error" });
+        message = withLoopNotes(new ToolMessage({ content: correction, tool_call_id: toolCall.id ?? "", name: toolCall.name, status: "error" }), notes, "invalid_input");
       } else {
         // A tool the agent does not have (repair off): LangChain's ToolNode answers with the valid tools.
         if (request.tool === undefined) {
@@ -317,6 +342,11 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
           const call = () => handler({ ...request, tool: shim });
           result = await (audit === undefined ? call() : audit.duringCall(call, (outcome, chars) => ((callOutcome = outcome), (rawChars = chars))));
         } catch (thrown) {
+          // An interrupt (or another LangGraph bubble-up) is the graph's, not a failure: the run pauses here.
+          if (isGraphBubbleUp(thrown)) {
+            if (run !== undefined) run.slot.invocation.paused = true;
+            throw thrown;
+          }
           // Only with toolExecutor: false (or a defect): the graph must still get a ToolMessage.
           const error = thrown instanceof Error ? thrown : new Error(String(thrown));
           callOutcome ??= "error";
@@ -324,32 +354,25 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
           result = new ToolMessage({ content: `${toolCall.name} failed: ${error.message}`, tool_call_id: toolCall.id ?? "", name: toolCall.name, status: "error" });
         }
         if (!ToolMessage.isInstance(result)) return result;
-        message = neutralizedError(result);
-        // A ToolExecutor built without this run context (or toolExecutor: false) leaves the notes: add them here.
-        const leftover = run === undefined ? [] : run.context.loop.pendingNotes.splice(0);
-        if (leftover.length > 0) {
-          message = new ToolMessage({
-            content: [textOf(message), ...leftover].join("\n\n"),
-            tool_call_id: message.tool_call_id,
-            name: message.name,
-            status: message.status,
-            artifact: message.artifact,
-          });
-        }
+        message = withLoopNotes(neutralizedError(result), notes, callOutcome);
       }
       if (runId !== undefined) {
         emit({ type: "step", runId, step: "observation" });
-        const observation = stripLoopNotes(textOf(message));
-        run?.slot.monitor?.observeResult(toolCall.id, fingerprintObservation(observation), observation);
+        emit({ type: "step_duration", runId, phase: "tool", durationMs: Math.max(0, now() - toolStartedAtMs) });
         audit?.observed(runId, { name: toolCall.name, args: toolCall.args, ...(toolCall.id !== undefined ? { id: toolCall.id } : {}) }, message, toolStartedAtMs, callOutcome, rawChars);
       }
       return message;
     },
     afterAgent: (state) => {
-      const runId = state.reinsRunId;
-      if (runId !== undefined) endRun(runId, state.stopReason ?? "final_answer", answerOfMessages(state.messages));
+      // A stopped run was ended at its stop.
+      const run = state.reinsRun?.stop === undefined ? runOf(state) : undefined;
+      if (run !== undefined) endRun(run, state.stopReason ?? "final_answer", answerOfMessages(state.messages));
       return undefined;
     },
   });
 }
 
+/** LangGraph's interrupts and other control-flow errors (`GraphBubbleUp`: `is_bubble_up`). */
+function isGraphBubbleUp(value: unknown): boolean {
+  return value !== null && typeof value === "object" && (value as { is_bubble_up?: unknown }).is_bubble_up === true;
+}

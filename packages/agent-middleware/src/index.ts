@@ -1,4 +1,5 @@
 export { createReinsMiddleware, reinsStateSchema, type ReinsMiddleware } from "./create-reins-middleware";
+export { reinsRunSchema, type ReinsRunRecord, type RunStep } from "./run-record";
 export {
   DEFAULT_REINS_MIDDLEWARE_OPTIONS,
   type ReinsMiddlewareLoopControlOptions,

@@ -37,6 +37,26 @@ function finishReasonOf(message: AIMessage): string | undefined {
 
 const freshId = (): string => `reins_call_${randomUUID().slice(0, 12)}`;
 
+/** Key of the corrective texts of a reply's refused calls, by tool-call id, in its `response_metadata`. */
+export const CORRECTIONS_METADATA_KEY = "reinsCorrections";
+
+/**
+ * The corrective text for a refused tool call: from this process's slot, else from the
+ * `response_metadata` of the AI message that made the call (saved with the checkpoint).
+ */
+export function correctionOf(toolCallId: string | undefined, slot: RunSlot | undefined, messages: readonly BaseMessage[]): string | undefined {
+  if (toolCallId === undefined) return undefined;
+  const local = slot?.corrections.get(toolCallId);
+  if (local !== undefined) return local;
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index];
+    if (!AIMessage.isInstance(message) || !(message.tool_calls ?? []).some((call) => call.id === toolCallId)) continue;
+    const saved = (message.response_metadata?.[CORRECTIONS_METADATA_KEY] as Record<string, unknown> | undefined)?.[toolCallId];
+    return typeof saved === "string" ? saved : undefined;
+  }
+  return undefined;
+}
+
 /**
  * Rescues and repairs the tool calls of one model reply.
  *
@@ -68,10 +88,12 @@ export function rescueReply(message: AIMessage, context: ReplyRescueContext): AI
     for (const repair of call.repairs) context.emit({ type: "parser_repair", repair, detail: `tool call ${call.name}` });
     return { name: call.name, args: call.args, id: call.id ?? freshId(), type: "tool_call" as const };
   });
+  const corrections: Record<string, string> = {};
   if (context.slot !== undefined) {
     for (const refused of rescue.refused) {
       const id = refused.id ?? freshId();
       context.slot.corrections.set(id, refused.correction);
+      corrections[id] = refused.correction;
       toolCalls.push({ name: refused.name.length > 0 ? refused.name : UNREADABLE_CALL_NAME, args: {}, id, type: "tool_call" as const });
     }
   }
@@ -87,7 +109,8 @@ export function rescueReply(message: AIMessage, context: ReplyRescueContext): AI
     tool_calls: toolCalls,
     invalid_tool_calls: [],
     additional_kwargs: message.additional_kwargs,
-    response_metadata: message.response_metadata,
+    // The corrections travel with the reply (and its checkpoint): a resume in another process answers them too.
+    response_metadata: Object.keys(corrections).length === 0 ? message.response_metadata : { ...message.response_metadata, [CORRECTIONS_METADATA_KEY]: corrections },
     ...(message.usage_metadata !== undefined ? { usage_metadata: message.usage_metadata } : {}),
   });
 }

@@ -50,6 +50,7 @@ export {
   type ReActLabelMatch,
   type ReActLabelSet,
 } from "./label-grammar";
+export { countsAgainstCallCap, TOOL_OUTCOME_METADATA_KEY, toolOutcomeOf } from "./tool-outcome";
 export { actionKey, fingerprintObservation, normalizeToolInput, stableStringify } from "./fingerprint";
 export {
   buildLoopStopFinish,

@@ -33,6 +33,13 @@ export interface RunContext {
    */
   deadlineAtMs?: number;
   readonly loop: LoopState;
+  /**
+   * Calls per tool name this run made before this process knew it (a run resumed from a LangGraph
+   * checkpoint, in another process or by a rebuilt agent): `maxCallsPerRun` counts from these.
+   * Set by the host adapter (the `createAgent` middleware, from the outcomes in the saved
+   * messages) before the first call; absent for a run that started here.
+   */
+  resumedCallCounts?: ReadonlyMap<string, number>;
   /** Slots for pieces' own per-run data (call counts, idempotency keys, …), keyed by piece name. */
   readonly slots: Map<string, unknown>;
 }

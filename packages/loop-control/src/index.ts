@@ -60,7 +60,7 @@ export {
 export { detectLoop, type LoopDetection, type LoopDetectionOptions, type LoopNote, type LoopStepRecord } from "./loop-detection";
 export { checkStepBudget, checkUsageBudgets, type BudgetDecision, type BudgetOptions, type BudgetStop } from "./budgets";
 export { findModelPrice, costUsdOf } from "./model-prices";
-export { usageOfLlmResult, usageOfReply, type TokenUsage } from "./token-usage";
+export { estimateTokensSafely, modelNameOfReply, usageOfLlmResult, usageOfReply, type TokenUsage } from "./token-usage";
 export {
   AUDIT_RECORD_TYPE,
   readAuditTrail,

@@ -4,6 +4,7 @@ export {
   SHARED_DIR,
   describeRequiring,
   describeWithShared,
+  findProgram,
   sharedPath,
   unmetReason,
   type Requirement,

@@ -1,4 +1,7 @@
-import { unmetReason, sharedPath, SHARED_DIR } from "./index";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { findProgram, unmetReason, sharedPath, SHARED_DIR } from "./index";
 
 describe("unmetReason", () => {
   describe("for a ../shared path", () => {
@@ -13,6 +16,23 @@ describe("unmetReason", () => {
     it("is met by a program every machine has and names one that is missing", () => {
       expect(unmetReason({ program: "node" })).toBeUndefined();
       expect(unmetReason({ program: "reins-no-such-program" })).toBe("program reins-no-such-program not on the PATH");
+    });
+  });
+
+  describe("for a program outside the PATH", () => {
+    it("finds an executable in alsoIn, by absolute path, and names the directories it looked in when missing", () => {
+      const directory = mkdtempSync(path.join(tmpdir(), "reins-find-program-"));
+      try {
+        const program = path.join(directory, "reins-only-here");
+        writeFileSync(program, "#!/bin/sh\n");
+        chmodSync(program, 0o755);
+        expect(findProgram("reins-only-here", ["/nonexistent", directory])).toBe(program);
+        expect(unmetReason({ program: "reins-only-here", alsoIn: [directory] })).toBeUndefined();
+        expect(findProgram("node", [directory])).toBe("node");
+        expect(unmetReason({ program: "reins-no-such-program", alsoIn: [directory] })).toBe(`program reins-no-such-program not on the PATH nor in ${directory}`);
+      } finally {
+        rmSync(directory, { recursive: true, force: true });
+      }
     });
   });
 });

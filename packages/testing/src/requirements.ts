@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 
 /**
@@ -47,8 +47,11 @@ export function sharedPath(relativePath: string): string {
   return path.join(SHARED_DIR, relativePath);
 }
 
-/** One thing a suite needs: a `../shared` path or a program on the PATH. */
-export type Requirement = { readonly shared: string } | { readonly program: string };
+/**
+ * One thing a suite needs: a `../shared` path, or a program on the PATH or in one of `alsoIn`
+ * (directories Debian keeps outside the PATH, such as `/usr/lib/postgresql/15/bin`).
+ */
+export type Requirement = { readonly shared: string } | { readonly program: string; readonly alsoIn?: readonly string[] };
 
 function isRequireAll(): boolean {
   const value = process.env[REQUIRE_ALL_VARIABLE];
@@ -69,7 +72,30 @@ export function unmetReason(requirement: Requirement): string | undefined {
     const absolute = sharedPath(requirement.shared);
     return existsSync(absolute) ? undefined : `../shared/${requirement.shared} not found at ${absolute}`;
   }
-  return programOnPath(requirement.program) ? undefined : `program ${requirement.program} not on the PATH`;
+  if (findProgram(requirement.program, requirement.alsoIn ?? []) !== undefined) return undefined;
+  const where = requirement.alsoIn === undefined || requirement.alsoIn.length === 0 ? "" : ` nor in ${requirement.alsoIn.join(", ")}`;
+  return `program ${requirement.program} not on the PATH${where}`;
+}
+
+/**
+ * The path to run `program` by: its name when it is on the PATH, else its absolute path in the
+ * first of `alsoIn` that holds it as an executable file.
+ * @param program - a program name, e.g. `"initdb"`
+ * @param alsoIn - directories to look in after the PATH
+ * @returns the name or path, or `undefined` when it is nowhere
+ */
+export function findProgram(program: string, alsoIn: readonly string[] = []): string | undefined {
+  if (programOnPath(program)) return program;
+  for (const directory of alsoIn) {
+    const candidate = path.join(directory, program);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here (or not executable): the next directory.
+    }
+  }
+  return undefined;
 }
 
 /**

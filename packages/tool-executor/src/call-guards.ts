@@ -90,7 +90,8 @@ export function checkCallCap(state: ToolState, run: RunHandle, warnNoRun: (toolN
     warnNoRun(toolName, "maxCallsPerRun");
     return undefined;
   }
-  const count = run.slot.callCounts.get(toolName) ?? 0;
+  // A run resumed from a checkpoint in this process starts from the calls it made before.
+  const count = run.slot.callCounts.get(toolName) ?? run.context?.resumedCallCounts?.get(toolName) ?? 0;
   if (count >= policy.maxCallsPerRun) {
     const error = new CallLimitExceededError({ toolName, maxCallsPerRun: policy.maxCallsPerRun, runId: run.runId });
     return { observation: MODEL_MESSAGES.callLimit(toolName, policy.maxCallsPerRun), outcome: "rejected", error };
