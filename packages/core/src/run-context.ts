@@ -130,6 +130,16 @@ export class RunContextStore {
     return this.runs.get(this.rootOf(runId));
   }
 
+  /**
+   * The run of the tool call in progress, when this store can tell it without run ids; always
+   * `undefined` here. Reins' `createReactAgent` overrides it on its callback-free path, where
+   * LangChain hands a tool no run id: each call the agent planned is bound to the run whose
+   * trajectory chose it. The `ToolExecutor` asks it only when no run id of the call is known.
+   */
+  contextOfCall(): RunContext | undefined {
+    return undefined;
+  }
+
   /** Frees a top-level run's context and every parent link under it. */
   release(runId: string): void {
     const root = this.rootOf(runId);

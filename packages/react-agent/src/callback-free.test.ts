@@ -318,7 +318,7 @@ describe("createReactAgent's wrapped tools and run identity, without callbacks",
   // the tool can tell its run; no entry may answer another run.
   const twice = ["Thought: look\nAction: capital\nAction Input: France", "Thought: again\nAction: capital\nAction Input: France", "Thought: done\nFinal Answer: Paris"];
 
-  async function runTwice(path: Path, runs: number): Promise<{ calls: string[]; outcomes: string[] }> {
+  async function runTwice(path: Path, runs: number, oneAtATime = false): Promise<{ calls: string[]; outcomes: string[] }> {
     const calls: string[] = [];
     const outcomes: string[] = [];
     const agent = await createReactAgent({
@@ -333,7 +333,8 @@ describe("createReactAgent's wrapped tools and run identity, without callbacks",
       },
     });
     const executor = new AgentExecutor({ agent, tools: agent.tools });
-    await Promise.all(Array.from({ length: runs }, (_, index) => runOn(executor, `run-${index}`, path)));
+    if (oneAtATime) for (let index = 0; index < runs; index += 1) await runOn(executor, `run-${index}`, path);
+    else await Promise.all(Array.from({ length: runs }, (_, index) => runOn(executor, `run-${index}`, path)));
     return { calls, outcomes };
   }
 
@@ -343,10 +344,19 @@ describe("createReactAgent's wrapped tools and run identity, without callbacks",
     expect(outcomes.filter((outcome) => outcome === "cached")).toHaveLength(20);
   });
 
-  it.each(["invoke", "stream"] as const)("on %s with no callbacks (no run id), nothing is cached: fail safe", async (path) => {
+  it.each(["invoke", "stream"] as const)("on %s with no callbacks (no run id), each call is bound to the run that planned it: each run's repeat is served from its own entry", async (path) => {
+    const { calls, outcomes } = await runTwice(path, 5, true);
+    expect(calls).toHaveLength(5);
+    expect(outcomes.filter((outcome) => outcome === "cached")).toHaveLength(5);
+  });
+
+  it.each(["invoke", "stream"] as const)("on %s with no callbacks, concurrent runs planning the same string call are never served another run's entry", async (path) => {
+    // Which of two runs planned the very same string call cannot be told: such a call is bound to
+    // neither (fail safe), so at most one call per run is served from the cache.
     const { calls, outcomes } = await runTwice(path, 20);
-    expect(calls).toHaveLength(40);
-    expect(outcomes.filter((outcome) => outcome === "cached")).toHaveLength(0);
+    const cached = outcomes.filter((outcome) => outcome === "cached").length;
+    expect(calls.length + cached).toBe(40);
+    expect(cached).toBeLessThanOrEqual(20);
   });
 });
 

@@ -173,33 +173,38 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
     const loop = this.loop;
     const { steps: _steps, ...values } = input;
     const run = loop?.runOf(steps, values);
-    if (loop !== undefined && run !== undefined) this.shareRun(loop, run, options);
+    const context = loop !== undefined && run !== undefined ? this.shareRun(loop, run, options) : undefined;
     try {
-      return await this.planStep(input, options, streaming, steps, loop, run);
+      const planned = await this.planStep(input, options, streaming, steps, loop, run);
+      // The call is bound to the run whose trajectory chose it: its dry-run tokens count only there.
+      if (context !== undefined && !("returnValues" in planned) && planned.tool !== EXCEPTION_TOOL_NAME) this.sharedRuns?.bind(planned.tool, planned.toolInput, context);
+      return planned;
     } catch (error) {
       throw error instanceof PassedRejection ? error.rejection : error;
     }
   }
 
   /**
-   * When LangChain hands this planning call run ids (callbacks are on: `streamEvents()`, or any
-   * `callbacks` value on `invoke()`/`stream()`), the run's context is shared under them, so the
-   * agent's own wrapped tools, whose tool runs carry the same parent run id, find their run:
-   * per-run cache scope, call caps, dry-run tokens, and the run's time budget (`deadlineAtMs`)
-   * inside each call. Without run ids there is no sound link and the tools fail safe (README).
+   * The callback-free run's context, shared with the agent's own wrapped tools: each call this
+   * run plans is bound to it (see `SharedRunContexts`), and when LangChain hands this planning
+   * call run ids (callbacks are on: `streamEvents()`, or any `callbacks` value on
+   * `invoke()`/`stream()`) it is also shared under them. So the tools find their run on every
+   * path: per-run cache scope, call caps, dry-run tokens bound to this run, and the run's time
+   * budget (`deadlineAtMs`) inside each call.
+   * @returns the run's context, or `undefined` when the agent did not build the ToolExecutor
    */
-  private shareRun(loop: TrajectoryLoopControl, run: TrajectoryRun, options: Partial<RunnableConfig> | undefined): void {
+  private shareRun(loop: TrajectoryLoopControl, run: TrajectoryRun, options: Partial<RunnableConfig> | undefined): RunContext | undefined {
     const shared = this.sharedRuns;
-    if (shared === undefined) return;
-    const ids = runIdsFrom(options);
-    if (ids.length === 0) return;
+    if (shared === undefined) return undefined;
     let context = this.contextByRun.get(run);
     if (context === undefined) {
       context = { runId: run.runId, startedAtMs: run.startedAtMs, loop: { pendingNotes: [] }, slots: new Map() };
       if (Number.isFinite(loop.options.maxDurationMs)) context.deadlineAtMs = run.startedAtMs + loop.options.maxDurationMs;
       this.contextByRun.set(run, context);
     }
-    shared.share(context, ids);
+    const ids = runIdsFrom(options);
+    if (ids.length > 0) shared.share(context, ids);
+    return context;
   }
 
   private async planStep(

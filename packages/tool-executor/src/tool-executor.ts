@@ -65,6 +65,7 @@ export class ToolExecutor {
   private readonly states = new Map<string, ToolState>();
   private readonly runs: RunSlots;
   private warnedNoRun = false;
+  private warnedUnbound = false;
   /** Numbers the calls, for the `callId` pairing `tool_start` with `tool_call`. */
   private callCount = 0;
   private readonly warnedUncached = new Set<string>();
@@ -255,7 +256,7 @@ export class ToolExecutor {
     const cached = cache === undefined ? undefined : await readCache(this.context, cache, toolName, toolInput, run.runId);
     if (cached !== undefined) return cached;
 
-    const gate = await gateSideEffectCall(this.context, state, toolInput, prepared, run, this);
+    const gate = await gateSideEffectCall(this.context, state, toolInput, prepared, run, (name) => this.warnUnbound(name));
     if (gate !== undefined) return gate;
     const idempotency = checkIdempotency(state, toolInput, run, (name, feature) => this.warnNoRun(name, feature));
     if (idempotency !== undefined && "observation" in idempotency) return idempotency;
@@ -293,6 +294,17 @@ export class ToolExecutor {
     if (this.warnedUncached.has(toolName)) return;
     this.warnedUncached.add(toolName);
     this.log("warn", `Tool "${toolName}" has a cache but this call is not cached: ${reason}. (Logged once per tool.)`, { toolName });
+  }
+
+  private warnUnbound(toolName: string): void {
+    if (this.warnedUnbound) return;
+    this.warnedUnbound = true;
+    this.log(
+      "warn",
+      `Side-effect tool "${toolName}" was called outside an identifiable run (no run id: no LangChain callback handler attached), so no confirmation token can be bound to it and none is accepted; the call got a dry run. ` +
+        "Give the tool's policy an approve hook, pass callbacks to executor.invoke/stream (e.g. a LoopControlHandler), or use Reins' createReactAgent. (Logged once per executor.)",
+      { toolName },
+    );
   }
 
   private warnNoRun(toolName: string, feature: string): void {
