@@ -10,6 +10,26 @@ function action(tool: string, toolInput: string, thought = `use ${tool}`): Agent
 }
 
 describe("TrajectoryLoopControl", () => {
+  describe("pricing a dated model name", () => {
+    const prices = { "gpt-4o-mini": { inputUsdPerMillionTokens: 0.15, outputUsdPerMillionTokens: 0.6 } };
+    const usage = { input_tokens: 1_000_000, output_tokens: 0, total_tokens: 1_000_000 };
+
+    it.each([
+      ["reported by the provider", { model_name: "gpt-4o-mini-2024-07-18" }, undefined],
+      ["requested by the agent (the reply reports none)", {}, "gpt-4o-mini-2024-07-18"],
+    ])("prices a dated name %s like its base entry, so maxCostUsd stops the run", (_how, metadata, requested) => {
+      const loop = new TrajectoryLoopControl({ prices, maxCostUsd: 0.1, mode: "finish" });
+      const steps: AgentStep[] = [];
+      const run = loop.runOf(steps);
+      loop.modelReplied(run, new AIMessage({ content: "x", usage_metadata: usage, response_metadata: metadata }), () => "", 1, requested);
+      expect(run.costUsd).toBeCloseTo(0.15, 10);
+      const chosen = action("search", "a");
+      loop.actionChosen(run, chosen);
+      steps.push({ action: chosen, observation: "A" });
+      expect(loop.beforePlan(run, steps)?.reason).toBe("cost_budget");
+    });
+  });
+
   describe("finding a run from its trajectory", () => {
     it("keeps one run across invoke()'s reused steps array and stream()'s new arrays of the same steps", () => {
       const loop = new TrajectoryLoopControl();

@@ -105,14 +105,16 @@ export class TrajectoryLoopControl {
    * @param reply - the model's reply (`AIMessage`, concatenated chunks, or an LLM's string)
    * @param inputText - the prompt text (for the token estimate; only built when the reply has no usage)
    * @param durationMs - how long the model call took
+   * @param requestedModel - the model name the agent asked for (`llm.model`), priced when the reply
+   *   reports none; a dated name (`gpt-4o-mini-2024-07-18`) prices like its base entry (`findModelPrice`)
    */
-  modelReplied(run: TrajectoryRun, reply: unknown, inputText: () => string, durationMs: number): void {
+  modelReplied(run: TrajectoryRun, reply: unknown, inputText: () => string, durationMs: number, requestedModel?: string): void {
     run.lastLlmMs = durationMs;
     this.emit({ type: "step_duration", runId: run.runId, phase: "llm", durationMs });
     const usage = usageOfReply(reply, inputText, (text) => estimateTokensSafely(this.options.estimateTokens, text, (error) => this.reportError(error)));
     run.inputTokens += usage.inputTokens;
     run.outputTokens += usage.outputTokens;
-    const price = findModelPrice(this.options.prices, [modelNameOfReply(reply)]);
+    const price = findModelPrice(this.options.prices, [modelNameOfReply(reply), requestedModel]);
     if (price !== undefined) run.costUsd += costUsdOf(usage, price);
     this.emit({ type: "token_usage", runId: run.runId, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, estimated: usage.estimated });
     if (run.stop === undefined && run.deferredStop === undefined) this.applyUsageBudgets(run, undefined, false);

@@ -170,6 +170,7 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
     ...(callOutcomes !== undefined ? { callOutcomes } : {}),
     ...(sharedRuns !== undefined ? { sharedRuns } : {}),
     loopFinish: resolved.loopFinish,
+    ...requestedModelOf(resolved.llm),
     toolExecutor,
     observationCleaner,
     loopControl,
@@ -177,4 +178,11 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
     ...(wrapsTools && countsCalls ? { wrappedToolCalls: () => wrappedCalls } : {}),
     returnDirectTools: new Set(originalTools.filter((tool) => (tool as { returnDirect?: boolean }).returnDirect === true).map((tool) => tool.name)),
   });
+}
+
+/** The model name a chat model or LLM was built with (`model`, else `modelName`), when it is a string. */
+function requestedModelOf(llm: unknown): { requestedModel?: string } {
+  const fields = llm as { model?: unknown; modelName?: unknown } | null | undefined;
+  const name = typeof fields?.model === "string" ? fields.model : typeof fields?.modelName === "string" ? fields.modelName : undefined;
+  return name === undefined || name === "" ? {} : { requestedModel: name };
 }

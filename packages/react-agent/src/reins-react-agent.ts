@@ -52,6 +52,8 @@ export interface ReinsReactAgentFields {
   readonly callOutcomes?: CallOutcomes;
   /** Where the agent's own ToolExecutor looks runs up, when the agent built it. @internal */
   readonly sharedRuns?: SharedRunContexts;
+  /** The model name the agent's `llm` was built with, priced when a reply reports none. */
+  readonly requestedModel?: string;
   /** See `CreateReactAgentOptions.handleParsingErrors`. @default true */
   readonly handleParsingErrors?: boolean | string | ((error: OutputParserException) => string);
 }
@@ -115,6 +117,8 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
   private readonly sharedRuns: SharedRunContexts | undefined;
   /** Each callback-free run's shared context, freed with the run's loop state. */
   private readonly contextByRun = new WeakMap<TrajectoryRun, RunContext>();
+  /** The model name the agent's `llm` was built with (`model` or `modelName`), for pricing. */
+  private readonly requestedModel: string | undefined;
   private toolsChecked = false;
   private warnedWithoutCallbacks = false;
 
@@ -139,6 +143,7 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
     this.handleParsingErrors = fields.handleParsingErrors ?? true;
     this.callOutcomes = fields.callOutcomes;
     this.sharedRuns = fields.sharedRuns;
+    this.requestedModel = fields.requestedModel;
     this.toolNames = new Set(fields.tools.map((tool) => tool.name).filter((name) => name !== EXCEPTION_TOOL_NAME));
   }
 
@@ -227,7 +232,7 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
       const promptValue = await this.prompt.formatPromptValue({ ...values, agent_scratchpad: formatReActScratchpad(steps, undefined, undefined, notesOf) });
       const startedAtMs = loop?.options.now() ?? 0;
       const reply = await this.callModel(promptValue, options, streaming);
-      if (loop !== undefined && run !== undefined) loop.modelReplied(run, reply, () => promptValue.toString(), loop.options.now() - startedAtMs);
+      if (loop !== undefined && run !== undefined) loop.modelReplied(run, reply, () => promptValue.toString(), loop.options.now() - startedAtMs, this.requestedModel);
       const observationCount = steps.filter((step) => step.action.tool !== EXCEPTION_TOOL_NAME).length;
       // The parser's events carry the run's id (the controller's, on this path) so a recorder groups them.
       const parsed = parseReActStep(this.parser, this.labels, replyText(reply), observationCount, run?.runId);
