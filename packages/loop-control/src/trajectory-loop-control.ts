@@ -341,6 +341,7 @@ export class TrajectoryLoopControl {
           action: step.action,
           repetitions: detection.count,
           ...(detection.period !== undefined ? { period: detection.period } : {}),
+          ...(detection.sameResult === true ? { sameResult: true } : {}),
         });
         return this.stopNow(run, step, error, !afterTheFact);
       }

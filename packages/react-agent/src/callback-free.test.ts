@@ -83,9 +83,9 @@ describe("createReactAgent without callbacks", () => {
         const output = readReinsAgentOutput(stopped);
         expect(output.stopReason).toBe("repeat");
         expect(output.output).toContain("- capital(France): Paris");
-        // The third identical call is refused before it runs: the tool ran twice in this run.
-        expect(calls).toEqual(["France", "France", "France"]);
-        expect(output.findings).toHaveLength(2);
+        // The same call got the same result 3 times: the 4th is refused before it runs (3 ran in this run).
+        expect(calls).toEqual(["France", "France", "France", "France"]);
+        expect(output.findings).toHaveLength(3);
       });
 
       it("ends a run that never answers with the graceful max_steps finish within the stock maxIterations", async () => {
@@ -244,12 +244,12 @@ describe("createReactAgent without callbacks", () => {
   describe("with toolExecutor: false", () => {
     it.each(PATHS)("still shows loop warnings to the model, written into the scratchpad by the agent (%s)", async (path) => {
       const repeat = "Thought: again\nAction: capital\nAction Input: France";
-      const llm = new ScriptedChatModel({ chunkChars: 7, replies: [repeat, repeat, "Thought: ok\nFinal Answer: Paris"] });
+      const llm = new ScriptedChatModel({ chunkChars: 7, replies: [repeat, repeat, repeat, "Thought: ok\nFinal Answer: Paris"] });
       const agent = await createReactAgent({ llm, tools: [capitalTool()], prompt: REACT_PROMPT, toolExecutor: false });
       const result = await runOn(new AgentExecutor({ agent, tools: agent.tools }), "q", path);
       expect(result.stopReason).toBe("final_answer");
-      expect(llm.calls[2].prompt).toContain("Observation: Paris\n\n[Loop notice] You already called capital with this input (2 times now).");
-      expect(llm.calls[1].prompt).not.toContain("[Loop notice]");
+      expect(llm.calls[3].prompt).toContain("Observation: Paris\n\n[Loop notice] You already called capital with this input twice.");
+      expect(llm.calls[2].prompt).not.toContain("[Loop notice]");
     });
   });
 });
@@ -301,7 +301,7 @@ describe("createReactAgent under load, without callbacks", () => {
         if (kind === "garbled") expect(result.output).toBe(`nothing for run-${index}`);
         if (kind === "repeat") {
           expect(result.output).toContain("- capital(France): Paris");
-          expect((result.findings as unknown[]).length).toBe(2);
+          expect((result.findings as unknown[]).length).toBe(3);
         }
         if (kind === "cycle") expect(result.output).toContain("- capital(Germany): Berlin");
       });

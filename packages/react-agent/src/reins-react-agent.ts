@@ -5,7 +5,7 @@ import type { BasePromptTemplate } from "@langchain/core/prompts";
 import { Runnable, type RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { concat } from "@langchain/core/utils/stream";
-import { buildLoopStopFinish, runIdsFrom, type LoopFinishOptions, type LoopFinishStep, type LoopStopDecision, type ReActLabelSet, type RunContext, type RunContextStore } from "@reins/core";
+import { buildLoopStopFinish, createReActGrammar, neutralizeUntrustedText, runIdsFrom, type ReActGrammar, type LoopFinishOptions, type LoopFinishStep, type LoopStopDecision, type ReActLabelSet, type RunContext, type RunContextStore } from "@reins/core";
 import { renderLoopNote, type LoopControlHandler, type TrajectoryLoopControl, type TrajectoryRun } from "@reins/loop-control";
 import type { ObservationCleaner } from "@reins/observation-cleaner";
 import type { HardenedReActOutputParser } from "@reins/react-output-parser";
@@ -119,6 +119,12 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
   private readonly contextByRun = new WeakMap<TrajectoryRun, RunContext>();
   /** The model name the agent's `llm` was built with (`model` or `modelName`), for pricing. */
   private readonly requestedModel: string | undefined;
+  /**
+   * Callback path without a ToolExecutor: the handler's notes, taken from the run's pending notes
+   * and shown after the observation of the step they were waiting on (nothing else shows them).
+   */
+  private readonly handlerNotesByAction = new WeakMap<AgentAction, string>();
+  private grammar: ReActGrammar | undefined;
   private toolsChecked = false;
   private warnedWithoutCallbacks = false;
 
@@ -228,7 +234,13 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
     let rejection: unknown;
     try {
       const { steps: _steps, ...values } = input;
-      const notesOf = run === undefined || loop === undefined ? undefined : (step: AgentStep) => this.notesText(loop, run, step);
+      this.takeHandlerNotes(steps, options);
+      const notesOf =
+        run === undefined || loop === undefined
+          ? this.loopControl !== undefined && this.toolExecutor === undefined
+            ? (step: AgentStep) => this.handlerNotesByAction.get(step.action)
+            : undefined
+          : (step: AgentStep) => this.notesText(loop, run, step);
       const promptValue = await this.prompt.formatPromptValue({ ...values, agent_scratchpad: formatReActScratchpad(steps, undefined, undefined, notesOf) });
       const startedAtMs = loop?.options.now() ?? 0;
       const reply = await this.callModel(promptValue, options, streaming);
@@ -278,7 +290,33 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
 
   private notesText(loop: TrajectoryLoopControl, run: TrajectoryRun, step: AgentStep): string | undefined {
     const notes = loop.notesOf(run, step.action);
-    return notes.length === 0 ? undefined : notes.map(renderLoopNote).join("\n");
+    return notes.length === 0 ? undefined : this.neutralized(notes.map(renderLoopNote).join("\n"));
+  }
+
+  /**
+   * Callback path with no ToolExecutor (`toolExecutor: false`): no wrapped tool appends the
+   * `LoopControlHandler`'s pending notes to an observation, so the agent takes them here and shows
+   * them after the latest step's observation. The model thus reads a warning before the run can be
+   * stopped for what it warned about.
+   */
+  private takeHandlerNotes(steps: readonly AgentStep[], options: Partial<RunnableConfig> | undefined): void {
+    if (this.loopControl === undefined || this.toolExecutor !== undefined || steps.length === 0) return;
+    for (const runId of runIdsFrom(options)) {
+      const pending = this.runContext.contextOf(runId)?.loop.pendingNotes;
+      if (pending === undefined) continue;
+      const notes = pending.splice(0, pending.length).filter((note) => typeof note === "string" && note.trim() !== "");
+      if (notes.length === 0) return;
+      const last = steps[steps.length - 1].action;
+      const earlier = this.handlerNotesByAction.get(last);
+      this.handlerNotesByAction.set(last, this.neutralized([...(earlier === undefined ? [] : [earlier]), ...notes].join("\n")));
+      return;
+    }
+  }
+
+  /** Notes quote earlier results: they pass the neutraliser of the agent's grammar like any observation. */
+  private neutralized(text: string): string {
+    this.grammar ??= createReActGrammar({ labels: this.labels, toolNames: [...this.toolNames] });
+    return neutralizeUntrustedText(text, this.grammar).text;
   }
 
   /** The graceful finish of a stopped run (or the stop error, in `mode: "throw"`). */
