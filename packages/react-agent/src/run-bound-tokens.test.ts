@@ -160,3 +160,27 @@ describe("dry-run tokens are bound to their run", () => {
     });
   });
 });
+
+describe("a dry run repeated for the same call", () => {
+  it.each(["invoke", "stream"] as const)("is a repeat (its observation is stable within the run): stopped after three dry runs on %s, the tool never runs", async (path) => {
+    const sent: string[] = [];
+    const events: ToolCallEvent[] = [];
+    const ask = 'Thought: send it\nAction: send_email\nAction Input: {"to": "a@example.com"}';
+    const agent = await createReactAgent({
+      llm: new ScriptedChatModel({ replies: Array(6).fill(ask) }),
+      tools: [emailTools(sent).object],
+      prompt: REACT_PROMPT,
+      toolExecutor: { policies: { send_email: { sideEffects: true } } },
+      onEvent: (event) => {
+        if (event.type === "tool_call") events.push(event);
+      },
+    });
+    const executor = new AgentExecutor({ agent, tools: agent.tools, returnIntermediateSteps: true });
+    const result = await runOn(executor, "send", path);
+    expect(result.stopReason).toBe("repeat");
+    expect(sent).toEqual([]);
+    expect(events.map((event) => event.outcome)).toEqual(["dry_run", "dry_run", "dry_run"]);
+    const observations = (result.intermediateSteps as { observation: string }[]).map((step) => TOKEN.exec(step.observation)?.[1]);
+    expect(new Set(observations).size).toBe(1);
+  });
+});
