@@ -152,6 +152,15 @@ describe("buildLoopStopFinish", () => {
   });
 
   describe("with successes and failures", () => {
+    it.each([
+      ['Tool "send_email" was not run: this action was not approved. Do not call it again with the same input; tell the user what you wanted to do, or use another way.', 'Tool "send_email" was not run: this action was not approved.'],
+      ['Tool "send_email" was stopped: the time allowed for this task has run out. Do not call more tools; give your final answer now with what you already know.', 'Tool "send_email" was stopped: the time allowed for this task has run out.'],
+    ])("lists a refusal without a typed outcome under what did not work: %s", (observation, fact) => {
+      const output = buildLoopStopFinish({ reason: "repeat", message: "m" }, [{ action: { tool: "send_email", toolInput: "a" }, observation }], { escapeHatch: "" }).returnValues.output;
+      expect(output).toContain(`What did not work:\n- send_email(a): ${fact}`);
+      expect(output).not.toContain("What I found so far:");
+    });
+
     it("lists findings first, then what did not work", () => {
       const output = buildLoopStopFinish(
         { reason: "repeat", message: "m" },

@@ -34,13 +34,17 @@ export function stripLoopNotes(observation: string): string {
 }
 
 /**
+ * The fallback for steps whose outcome the caller does not know (a plain `AgentExecutor`, an
+ * agent of your own): Reins' agents pass each step's typed outcome ({@link LoopFinishStep.failed},
+ * from the ToolExecutor's `tool_call` events) on every path, which wins over this list.
+ *
  * Observations that report a failure or a refusal instead of a result, recognised by how they
  * start (after loop notes are removed and leading whitespace trimmed). A conservative list, kept
  * here in one place; it covers the wording of:
  * - `@reins/tool-executor`'s model messages (`packages/tool-executor/src/messages.ts`): timeout,
  *   temporary / permanent / HTTP client error, open circuit, busy bulkhead, call limit, invalid or
  *   non-JSON input, failed result check, dry run, duplicate call, no data, unreadable result,
- *   failed fallback, cancelled. Not the refusal sent while the run is stopping ("was not called:
+ *   failed fallback, cancelled, not approved, stopped by the run's time budget. Not the refusal sent while the run is stopping ("was not called:
  *   this task is being stopped"): Reins' agent drops those steps itself, recognised from the
  *   ToolExecutor's typed events rather than their wording, so a tool result worded like it stays
  *   a finding;
@@ -63,6 +67,8 @@ export const LOOP_FINISH_FAILURE_PATTERNS: readonly RegExp[] = Object.freeze([
   /^Tool "[^"\n]*" returned no data\./,
   /^Tool "[^"\n]*" returned a value that could not be turned into text/,
   /^Tool "[^"\n]*" was cancelled before it finished/,
+  /^Tool "[^"\n]*" was not run: this action was not approved/,
+  /^Tool "[^"\n]*" was stopped: the time allowed for this task has run out/,
   /^Invalid input for tool "[^"\n]*"/,
   /^DRY RUN: tool "[^"\n]*" has side effects and was NOT executed/,
   /^(?<fact>[^\s,]+ is not a valid tool), try /,

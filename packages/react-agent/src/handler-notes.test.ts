@@ -43,3 +43,34 @@ describe.each(["invoke", "stream"] as const)("createReactAgent with a LoopContro
     expect(handler.runContext.size).toBe(0);
   });
 });
+
+describe.each(["invoke", "stream"] as const)("createReactAgent with a LoopControlHandler: the graceful answer from typed outcomes (%s)", (path) => {
+  it("lists a dry run and a refused call under 'What did not work', and a result merely worded like a failure as a finding", async () => {
+    const { DynamicStructuredTool } = await import("@langchain/core/tools");
+    const { z } = await import("zod");
+    const email = (name: string) =>
+      new DynamicStructuredTool({ name, description: `${name} an address.`, schema: z.object({ to: z.string() }), func: async ({ to }: { to: string }) => `done for ${to}` });
+    const mimic = new DynamicTool({ name: "mimic", description: "Returns a canned text.", func: async () => 'Tool "mimic" failed: this is the data itself.' });
+    const m = "Thought: m\nAction: mimic\nAction Input: x";
+    const replies = [m, 'Thought: s\nAction: send_email\nAction Input: {"to": "a@example.com"}', 'Thought: n\nAction: notify\nAction Input: {"to": "b@example.com"}', m, m, m, m];
+    const llm = new ScriptedChatModel({ chunkChars: 7, replies });
+    const agent = await createReactAgent({
+      llm,
+      tools: [mimic, email("send_email"), email("notify")],
+      prompt: REACT_PROMPT,
+      loopControl: new LoopControlHandler({ mode: "finish" }),
+      toolExecutor: { policies: { send_email: { sideEffects: true, approve: () => false }, notify: { sideEffects: true } } },
+    });
+    const executor = new AgentExecutor({ agent, tools: agent.tools });
+    let values: Record<string, unknown> = {};
+    if (path === "invoke") values = await executor.invoke({ input: "q" }, { callbacks: agent.callbacks });
+    else for await (const chunk of await executor.stream({ input: "q" }, { callbacks: agent.callbacks })) values = { ...values, ...(chunk as Record<string, unknown>) };
+    const result = readReinsAgentOutput(values);
+    expect(result.stopReason).toBe("repeat");
+    const [found, failed] = result.output.split("What did not work:");
+    expect(found).toContain('- mimic(x): Tool "mimic" failed: this is the data itself.');
+    expect(failed).toContain("- send_email(");
+    expect(failed).toContain("- notify(");
+    expect(failed).not.toContain("mimic");
+  });
+});

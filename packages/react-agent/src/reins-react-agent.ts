@@ -404,7 +404,16 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
     // out, so the answer lists what the earlier calls returned (counted from typed events).
     const refused = context.slots.get(REFUSED_CALLS_SLOT);
     const findings = withoutRefusedSteps(steps, typeof refused === "number" ? refused : 0);
-    return this.withFindings(buildLoopStopFinish(context.loop.stop, findings, this.loopFinish), findings);
+    // Failed, refused and dry-run calls from the ToolExecutor's typed outcomes, never their wording.
+    const outcomes = this.callOutcomes;
+    const typed: LoopFinishStep[] =
+      outcomes === undefined
+        ? findings
+        : findings.map((step) => {
+            const failed = outcomes.failedOf(step);
+            return failed === undefined ? step : { ...step, failed };
+          });
+    return this.withFindings(buildLoopStopFinish(context.loop.stop, typed, this.loopFinish), findings);
   }
 }
 
