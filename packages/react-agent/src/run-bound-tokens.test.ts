@@ -114,7 +114,7 @@ describe("dry-run tokens are bound to their run", () => {
     });
   });
 
-  describe("ToolExecutor.wrap in the stock createReactAgent", () => {
+  describe.each(["invoke", "stream"] as const)("ToolExecutor.wrap in the stock createReactAgent (%s)", (stockPath) => {
     async function stock(callbacks: boolean): Promise<{ sent: string[]; events: ToolCallEvent[]; run: (input: string) => Promise<Record<string, unknown>> }> {
       const sent: string[] = [];
       const events: ToolCallEvent[] = [];
@@ -128,7 +128,18 @@ describe("dry-run tokens are bound to their run", () => {
       const asInput = (fields: Record<string, string>): string => (fields.confirm === undefined ? fields.to : JSON.stringify({ input: fields.to, confirm: fields.confirm }));
       const agent = await createStockReactAgent({ llm: tokenModel(asInput), tools, prompt: REACT_PROMPT });
       const executor = new AgentExecutor({ agent, tools, returnIntermediateSteps: true });
-      const run = (input: string): Promise<Record<string, unknown>> => executor.invoke({ input }, callbacks ? { callbacks: [new NoopHandler()] } : {});
+      const config = callbacks ? { callbacks: [new NoopHandler()] } : {};
+      const run = async (input: string): Promise<Record<string, unknown>> => {
+        if (stockPath === "invoke") return executor.invoke({ input }, config);
+        let merged: Record<string, unknown> = {};
+        for await (const chunk of await executor.stream({ input }, config)) {
+          const values = chunk as Record<string, unknown>;
+          // stream() yields the steps one chunk at a time; keep them all.
+          const steps = [...((merged.intermediateSteps as unknown[] | undefined) ?? []), ...((values.intermediateSteps as unknown[] | undefined) ?? [])];
+          merged = { ...merged, ...values, intermediateSteps: steps };
+        }
+        return merged;
+      };
       return { sent, events, run };
     }
 
