@@ -6,6 +6,7 @@ import { DynamicTool } from "@langchain/core/tools";
 import { REACT_PROMPT_TEMPLATE } from "@reins/core";
 import { LoopControlHandler } from "@reins/loop-control";
 import { ScriptedChatModel } from "@reins/testing";
+import { ToolExecutor } from "@reins/tool-executor";
 import { createReactAgent, readReinsAgentOutput } from "./index";
 
 const REACT_PROMPT = PromptTemplate.fromTemplate(REACT_PROMPT_TEMPLATE);
@@ -44,7 +45,11 @@ describe.each(["invoke", "stream"] as const)("createReactAgent with a LoopContro
   });
 });
 
-describe.each(["invoke", "stream"] as const)("createReactAgent with a LoopControlHandler: the graceful answer from typed outcomes (%s)", (path) => {
+describe.each([
+  ["invoke", "options"],
+  ["stream", "options"],
+  ["invoke", "an instance sharing the handler's store"],
+] as const)("createReactAgent with a LoopControlHandler: the graceful answer from typed outcomes (%s, ToolExecutor from %s)", (path, built) => {
   it("lists a dry run and a refused call under 'What did not work', and a result merely worded like a failure as a finding", async () => {
     const { DynamicStructuredTool } = await import("@langchain/core/tools");
     const { z } = await import("zod");
@@ -54,12 +59,14 @@ describe.each(["invoke", "stream"] as const)("createReactAgent with a LoopContro
     const m = "Thought: m\nAction: mimic\nAction Input: x";
     const replies = [m, 'Thought: s\nAction: send_email\nAction Input: {"to": "a@example.com"}', 'Thought: n\nAction: notify\nAction Input: {"to": "b@example.com"}', m, m, m, m];
     const llm = new ScriptedChatModel({ chunkChars: 7, replies });
+    const handler = new LoopControlHandler({ mode: "finish" });
+    const policies = { send_email: { sideEffects: true, approve: () => false }, notify: { sideEffects: true } };
     const agent = await createReactAgent({
       llm,
       tools: [mimic, email("send_email"), email("notify")],
       prompt: REACT_PROMPT,
-      loopControl: new LoopControlHandler({ mode: "finish" }),
-      toolExecutor: { policies: { send_email: { sideEffects: true, approve: () => false }, notify: { sideEffects: true } } },
+      loopControl: handler,
+      toolExecutor: built === "options" ? { policies } : new ToolExecutor({ runContext: handler.runContext, policies }),
     });
     const executor = new AgentExecutor({ agent, tools: agent.tools });
     let values: Record<string, unknown> = {};

@@ -5,7 +5,7 @@ import type { BasePromptTemplate } from "@langchain/core/prompts";
 import { Runnable, type RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { concat } from "@langchain/core/utils/stream";
-import { buildLoopStopFinish, createReActGrammar, neutralizeUntrustedText, runIdsFrom, type ReActGrammar, type LoopFinishOptions, type LoopFinishStep, type LoopStopDecision, type ReActLabelSet, type RunContext, type RunContextStore } from "@reins/core";
+import { buildLoopStopFinish, callFailedIn, createReActGrammar, neutralizeUntrustedText, runIdsFrom, type ReActGrammar, type LoopFinishOptions, type LoopFinishStep, type LoopStopDecision, type ReActLabelSet, type RunContext, type RunContextStore } from "@reins/core";
 import { renderLoopNote, type LoopControlHandler, type TrajectoryLoopControl, type TrajectoryRun } from "@reins/loop-control";
 import type { ObservationCleaner } from "@reins/observation-cleaner";
 import type { HardenedReActOutputParser } from "@reins/react-output-parser";
@@ -404,15 +404,12 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
     // out, so the answer lists what the earlier calls returned (counted from typed events).
     const refused = context.slots.get(REFUSED_CALLS_SLOT);
     const findings = withoutRefusedSteps(steps, typeof refused === "number" ? refused : 0);
-    // Failed, refused and dry-run calls from the ToolExecutor's typed outcomes, never their wording.
-    const outcomes = this.callOutcomes;
-    const typed: LoopFinishStep[] =
-      outcomes === undefined
-        ? findings
-        : findings.map((step) => {
-            const failed = outcomes.failedOf(step);
-            return failed === undefined ? step : { ...step, failed };
-          });
+    // Failed, refused and dry-run calls from the ToolExecutor's typed outcomes (the run's call
+    // records, which a ToolExecutor you built sharing the handler's store writes too), never their wording.
+    const typed: LoopFinishStep[] = findings.map((step) => {
+      const failed = callFailedIn(context, step) ?? this.callOutcomes?.failedOf(step);
+      return failed === undefined ? step : { ...step, failed };
+    });
     return this.withFindings(buildLoopStopFinish(context.loop.stop, typed, this.loopFinish), findings);
   }
 }

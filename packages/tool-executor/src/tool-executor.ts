@@ -1,7 +1,7 @@
 import type { CallbackManagerForToolRun } from "@langchain/core/callbacks/manager";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface, ToolInterface } from "@langchain/core/tools";
-import { emitEvent, isRecord, wantsContent, type CircuitState, type ReinsEvent } from "@reins/core";
+import { emitEvent, isRecord, recordRunCall, wantsContent, type CircuitState, type ReinsEvent } from "@reins/core";
 import { directFuncOf } from "./call-original";
 import { checkCallCap, checkIdempotency, gateSideEffectCall, withIdempotencyClaim } from "./call-guards";
 import { createAttemptTimeout, createToolBreaker, createToolBulkhead, toCircuitState } from "./cockatiel-policies";
@@ -214,6 +214,8 @@ export class ToolExecutor {
     const safe = this.untrusted.neutralize(result.observation);
     const observation = notes === undefined ? safe : `${safe}\n\n${this.untrusted.neutralize(notes)}`;
     const durationMs = Math.max(0, this.options.now() - startedAt);
+    // The run record: the call's typed outcome, for whoever sums up the run (never its wording).
+    if (run.context !== undefined) recordRunCall(run.context, { toolName: state.name, toolInput: rawInput, outcome: result.outcome, observation, durationMs });
     const content = wantsToolInput ? { toolInput, observation } : {};
     this.emit({ type: "tool_call", toolName: state.name, outcome: result.outcome, durationMs, error: result.error, runId: run.runId, callId, ...content });
     if (result.error !== undefined && result.outcome !== "dry_run") {
