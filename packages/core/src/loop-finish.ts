@@ -1,7 +1,7 @@
 import { neutralizeUntrustedText } from "./neutralize-untrusted-text";
 import type { AgentFinish } from "@langchain/core/agents";
 import type { StopReason } from "./events";
-import type { LoopStopDecision } from "./run-context";
+import { callFailedIn, type LoopStopDecision, type RunContext } from "./run-context";
 import { actionKey, fingerprintObservation, stableStringify } from "./fingerprint";
 
 /**
@@ -292,17 +292,22 @@ function callsLabel(members: readonly CallResult[]): string {
  * @param decision - the run's `RunContext.loop.stop`
  * @param steps - the steps the executor passed to the agent's `plan` (AgentStep[])
  * @param options - see {@link LoopFinishOptions}
+ * @param run - the run's context: a step whose `failed` is not set takes its call's typed outcome
+ *   from the run's call records ({@link RunContext.calls}, written by the ToolExecutor); only a
+ *   step with neither falls back to {@link LOOP_FINISH_FAILURE_PATTERNS}
  * @returns an `AgentFinish` whose `returnValues` are `{ output, stopReason }`
  * @example
  * ```ts
- * const decision = runContext.contextOf(runId)?.loop.stop;
- * if (decision !== undefined) return buildLoopStopFinish(decision, steps, { escapeHatch: "Type 'human' to reach a person." });
+ * const context = runContext.contextOf(runId);
+ * const decision = context?.loop.stop;
+ * if (decision !== undefined) return buildLoopStopFinish(decision, steps, { escapeHatch: "Type 'human' to reach a person." }, context);
  * ```
  */
 export function buildLoopStopFinish(
   decision: LoopStopDecision,
   steps: readonly LoopFinishStep[],
   options: LoopFinishOptions = {},
+  run?: Pick<RunContext, "calls">,
 ): LoopStopFinish {
   const safeOptions = typeof options === "object" && options !== null ? options : {};
   const escapeHatch = lenient(safeOptions, "escapeHatch");
@@ -315,7 +320,8 @@ export function buildLoopStopFinish(
   const byCall = new Map<string, CallResult>();
   steps.forEach((step, position) => {
     if (ignoreTools.has(step.action.tool)) return;
-    const result = callResult(step, position, maxObservationChars);
+    const recorded = step.failed === undefined ? callFailedIn(run, step) : undefined;
+    const result = callResult(recorded === undefined ? step : { ...step, failed: recorded }, position, maxObservationChars);
     if (result === undefined) return;
     const key = actionKey(step.action.tool, step.action.toolInput);
     const previous = byCall.get(key);
