@@ -98,15 +98,12 @@ export class TrajectoryLoopControl {
   }
 
   /**
-   * Records a model reply: its duration, its token usage from the reply's metadata (estimated
-   * when absent), its cost; checks the token and cost budgets (a stop waits for the step the
-   * reply chooses to run).
-   *
+   * Records a model reply: its duration, its token usage from the reply's metadata (estimated when
+   * absent), its cost; checks the token and cost budgets (a stop waits for the step the reply chooses).
    * @param reply - the model's reply (`AIMessage`, concatenated chunks, or an LLM's string)
    * @param inputText - the prompt text (for the token estimate; only built when the reply has no usage)
    * @param durationMs - how long the model call took
-   * @param requestedModel - the model name the agent asked for (`llm.model`), priced when the reply
-   *   reports none; a dated name (`gpt-4o-mini-2024-07-18`) prices like its base entry (`findModelPrice`)
+   * @param requestedModel - the agent's `llm.model`, priced when the reply reports none (`findModelPrice`)
    */
   modelReplied(run: TrajectoryRun, reply: unknown, inputText: () => string, durationMs: number, requestedModel?: string): void {
     run.lastLlmMs = durationMs;
