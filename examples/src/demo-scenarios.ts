@@ -354,7 +354,7 @@ export const DEMO_SCENARIOS: readonly DemoScenario[] = Object.freeze([
   },
   {
     id: "repeat-loop",
-    fault: "the same action again and again (warned, then stopped)",
+    fault: "the same action with the same result again and again (warned after two equal results, stopped after three)",
     question: "What is the capital of France?",
     script: Array.from({ length: 6 }, () => "Thought: let me check France again.\nAction: country_lookup\nAction Input: France"),
     check: (outcome) => expectThat(outcome).stopReason("repeat").outputIncludes("Paris", ESCAPE_HATCH).failures,

@@ -32,10 +32,10 @@ describe("runDemo", () => {
       expect(transcript).toContain(`${DEMO_SCENARIOS.length}/${DEMO_SCENARIOS.length} scenarios reached their expected outcome.`);
     });
 
-    it("stops a repeat before its third call runs: no call is refused, two tool calls ran", () => {
+    it("stops a repeat once the same call got the same result 3 times, before a 4th runs: no call is refused, three tool calls ran", () => {
       const repeat = report.results.find((candidate) => candidate.id === "repeat-loop");
       expect(repeat?.outcome.refusedCalls).toBe(0);
-      expect(transcript).toMatch(/^✓ repeat-loop +stopReason=repeat \(2 tool calls, /m);
+      expect(transcript).toMatch(/^✓ repeat-loop +stopReason=repeat \(3 tool calls, /m);
       // maxSteps: 3 lets the third step's tool run; the stop ends the run at the next planning.
       const budget = report.results.find((candidate) => candidate.id === "step-budget");
       expect(budget?.outcome.refusedCalls).toBe(0);

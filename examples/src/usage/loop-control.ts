@@ -1,7 +1,8 @@
 /**
  * @reins/loop-control with LangChain's own agent: the stock `createReactAgent` + `AgentExecutor`
  * and a scripted model that keeps calling the same tool. LoopControlHandler (default
- * `mode: "throw"`) refuses the third identical call with a typed error that carries the stop
+ * `mode: "throw"`) lets the same call run while its result changes; once it returned the same
+ * result 3 times, it refuses the 4th identical call with a typed error that carries the stop
  * reason and the steps so far — instead of burning all `maxIterations`. (With the tools wrapped by
  * `@reins/tool-executor`, the model would first read a warning note in its observation; Reins'
  * `createReactAgent` wires that, and finishes gracefully instead of throwing.)

@@ -79,14 +79,14 @@ describe("usage examples", () => {
   });
 
   describe("loop-control", () => {
-    it("stops the looping stock agent at the third identical call with stopReason repeat", async () => {
+    it("stops the looping stock agent at the 4th identical call (after the same result 3 times) with stopReason repeat", async () => {
       const { print } = capture();
       const consoleError = jest.spyOn(console, "error").mockImplementation(() => undefined);
       try {
         const result = await loopControl(print);
         expect(result.stopReason).toBe("repeat");
-        expect(result.toolCalls).toBe(2);
-        expect(result.stepsBeforeStop).toBe(2);
+        expect(result.toolCalls).toBe(3);
+        expect(result.stepsBeforeStop).toBe(3);
       } finally {
         consoleError.mockRestore();
       }

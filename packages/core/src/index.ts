@@ -34,10 +34,14 @@ export {
   type ToolCacheErrorEvent,
 } from "./events";
 export {
+  callFailedIn,
+  MAX_RUN_CALL_RECORDS,
+  recordRunCall,
   RunContextStore,
   runIdsFrom,
   type LoopState,
   type LoopStopDecision,
+  type RunCallRecord,
   type RunContext,
   type RunContextStoreOptions,
 } from "./run-context";

@@ -152,6 +152,30 @@ describe("buildLoopStopFinish", () => {
   });
 
   describe("with successes and failures", () => {
+    it.each([
+      ['Tool "send_email" was not run: this action was not approved. Do not call it again with the same input; tell the user what you wanted to do, or use another way.', 'Tool "send_email" was not run: this action was not approved.'],
+      ['Tool "send_email" was stopped: the time allowed for this task has run out. Do not call more tools; give your final answer now with what you already know.', 'Tool "send_email" was stopped: the time allowed for this task has run out.'],
+    ])("lists a refusal without a typed outcome under what did not work: %s", (observation, fact) => {
+      const output = buildLoopStopFinish({ reason: "repeat", message: "m" }, [{ action: { tool: "send_email", toolInput: "a" }, observation }], { escapeHatch: "" }).returnValues.output;
+      expect(output).toContain(`What did not work:\n- send_email(a): ${fact}`);
+      expect(output).not.toContain("What I found so far:");
+    });
+
+    it("takes a step's typed outcome from the run's call records: a dry run is no finding, a result worded like a failure is", () => {
+      const calls = [
+        { toolName: "send_email", toolInput: { to: "a" }, outcome: "dry_run" as const, observation: "Would send the email to a.", durationMs: 1 },
+        { toolName: "search", toolInput: "b", outcome: "success" as const, observation: 'Tool "search" failed: this is the data.', durationMs: 1 },
+      ];
+      const steps = calls.map((call) => ({ action: { tool: call.toolName, toolInput: call.toolInput }, observation: call.observation }));
+      const output = buildLoopStopFinish({ reason: "repeat", message: "m" }, steps, { escapeHatch: "" }, { calls }).returnValues.output;
+      const [found, failed] = output.split("What did not work:");
+      expect(found).toContain('- search(b): Tool "search" failed: this is the data.');
+      expect(failed).toContain("- send_email(");
+      // Without the records, the wording decides (the fallback): the preview reads like a finding.
+      const fallback = buildLoopStopFinish({ reason: "repeat", message: "m" }, steps, { escapeHatch: "" }).returnValues.output;
+      expect(fallback.split("What did not work:")[0]).toContain("- send_email(");
+    });
+
     it("lists findings first, then what did not work", () => {
       const output = buildLoopStopFinish(
         { reason: "repeat", message: "m" },

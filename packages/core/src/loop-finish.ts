@@ -1,7 +1,7 @@
 import { neutralizeUntrustedText } from "./neutralize-untrusted-text";
 import type { AgentFinish } from "@langchain/core/agents";
 import type { StopReason } from "./events";
-import type { LoopStopDecision } from "./run-context";
+import { callFailedIn, type LoopStopDecision, type RunContext } from "./run-context";
 import { actionKey, fingerprintObservation, stableStringify } from "./fingerprint";
 
 /**
@@ -34,13 +34,17 @@ export function stripLoopNotes(observation: string): string {
 }
 
 /**
+ * The fallback for steps whose outcome the caller does not know (a plain `AgentExecutor`, an
+ * agent of your own): Reins' agents pass each step's typed outcome ({@link LoopFinishStep.failed},
+ * from the ToolExecutor's `tool_call` events) on every path, which wins over this list.
+ *
  * Observations that report a failure or a refusal instead of a result, recognised by how they
  * start (after loop notes are removed and leading whitespace trimmed). A conservative list, kept
  * here in one place; it covers the wording of:
  * - `@reins/tool-executor`'s model messages (`packages/tool-executor/src/messages.ts`): timeout,
  *   temporary / permanent / HTTP client error, open circuit, busy bulkhead, call limit, invalid or
  *   non-JSON input, failed result check, dry run, duplicate call, no data, unreadable result,
- *   failed fallback, cancelled. Not the refusal sent while the run is stopping ("was not called:
+ *   failed fallback, cancelled, not approved, stopped by the run's time budget. Not the refusal sent while the run is stopping ("was not called:
  *   this task is being stopped"): Reins' agent drops those steps itself, recognised from the
  *   ToolExecutor's typed events rather than their wording, so a tool result worded like it stays
  *   a finding;
@@ -63,6 +67,8 @@ export const LOOP_FINISH_FAILURE_PATTERNS: readonly RegExp[] = Object.freeze([
   /^Tool "[^"\n]*" returned no data\./,
   /^Tool "[^"\n]*" returned a value that could not be turned into text/,
   /^Tool "[^"\n]*" was cancelled before it finished/,
+  /^Tool "[^"\n]*" was not run: this action was not approved/,
+  /^Tool "[^"\n]*" was stopped: the time allowed for this task has run out/,
   /^Invalid input for tool "[^"\n]*"/,
   /^DRY RUN: tool "[^"\n]*" has side effects and was NOT executed/,
   /^(?<fact>[^\s,]+ is not a valid tool), try /,
@@ -286,17 +292,22 @@ function callsLabel(members: readonly CallResult[]): string {
  * @param decision - the run's `RunContext.loop.stop`
  * @param steps - the steps the executor passed to the agent's `plan` (AgentStep[])
  * @param options - see {@link LoopFinishOptions}
+ * @param run - the run's context: a step whose `failed` is not set takes its call's typed outcome
+ *   from the run's call records ({@link RunContext.calls}, written by the ToolExecutor); only a
+ *   step with neither falls back to {@link LOOP_FINISH_FAILURE_PATTERNS}
  * @returns an `AgentFinish` whose `returnValues` are `{ output, stopReason }`
  * @example
  * ```ts
- * const decision = runContext.contextOf(runId)?.loop.stop;
- * if (decision !== undefined) return buildLoopStopFinish(decision, steps, { escapeHatch: "Type 'human' to reach a person." });
+ * const context = runContext.contextOf(runId);
+ * const decision = context?.loop.stop;
+ * if (decision !== undefined) return buildLoopStopFinish(decision, steps, { escapeHatch: "Type 'human' to reach a person." }, context);
  * ```
  */
 export function buildLoopStopFinish(
   decision: LoopStopDecision,
   steps: readonly LoopFinishStep[],
   options: LoopFinishOptions = {},
+  run?: Pick<RunContext, "calls">,
 ): LoopStopFinish {
   const safeOptions = typeof options === "object" && options !== null ? options : {};
   const escapeHatch = lenient(safeOptions, "escapeHatch");
@@ -309,7 +320,8 @@ export function buildLoopStopFinish(
   const byCall = new Map<string, CallResult>();
   steps.forEach((step, position) => {
     if (ignoreTools.has(step.action.tool)) return;
-    const result = callResult(step, position, maxObservationChars);
+    const recorded = step.failed === undefined ? callFailedIn(run, step) : undefined;
+    const result = callResult(recorded === undefined ? step : { ...step, failed: recorded }, position, maxObservationChars);
     if (result === undefined) return;
     const key = actionKey(step.action.tool, step.action.toolInput);
     const previous = byCall.get(key);

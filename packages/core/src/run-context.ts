@@ -1,4 +1,5 @@
-import type { StopReason } from "./events";
+import type { StopReason, ToolCallOutcome } from "./events";
+import { stableStringify } from "./fingerprint";
 
 /**
  * A note the loop controller wants the model to read in its next observation, and the stop
@@ -42,6 +43,57 @@ export interface RunContext {
   resumedCallCounts?: ReadonlyMap<string, number>;
   /** Slots for pieces' own per-run data (call counts, idempotency keys, …), keyed by piece name. */
   readonly slots: Map<string, unknown>;
+  /**
+   * The run's tool calls with their typed outcomes, oldest first, written by `@reins/tool-executor`
+   * as each call ends (at most {@link MAX_RUN_CALL_RECORDS}, the oldest dropped first). Whoever
+   * sums up the run (the graceful answer) reads outcomes from here, never the calls' wording.
+   */
+  calls?: RunCallRecord[];
+}
+
+/** One tool call of a run as the ToolExecutor ended it. */
+export interface RunCallRecord {
+  readonly toolName: string;
+  /** The input as the caller handed it to the tool (before validation). */
+  readonly toolInput: unknown;
+  readonly outcome: ToolCallOutcome;
+  /** The observation exactly as the tool returned it to the caller (the model's view). */
+  readonly observation: string;
+  /** Wall time of the call in milliseconds. */
+  readonly durationMs: number;
+}
+
+/** Most call records one run keeps (see {@link RunContext.calls}). */
+export const MAX_RUN_CALL_RECORDS = 1024;
+
+/** Appends a call to the run's record (bounded: the oldest record is dropped first). */
+export function recordRunCall(context: RunContext, record: RunCallRecord): void {
+  const calls = (context.calls ??= []);
+  calls.push(record);
+  if (calls.length > MAX_RUN_CALL_RECORDS) calls.splice(0, calls.length - MAX_RUN_CALL_RECORDS);
+}
+
+/** Outcomes that returned a result the run can use; every other outcome failed or was refused. */
+const USABLE_OUTCOMES: ReadonlySet<ToolCallOutcome> = new Set<ToolCallOutcome>(["success", "cached", "fallback"]);
+
+/**
+ * Whether a completed step's call failed or was refused (a dry run, a rejection, a timeout …),
+ * from the run's call records: the latest record of the same tool and input whose observation is
+ * the step's. `undefined` when the run has no record of that call (a tool the ToolExecutor did not
+ * wrap).
+ *
+ * @param step - a completed step (`AgentStep`-like: action tool and input, observation)
+ */
+export function callFailedIn(context: Pick<RunContext, "calls"> | undefined, step: { readonly action: { readonly tool: string; readonly toolInput: unknown }; readonly observation: unknown }): boolean | undefined {
+  const calls = context?.calls;
+  if (calls === undefined) return undefined;
+  const input = stableStringify(step.action.toolInput);
+  const observation = typeof step.observation === "string" ? step.observation : stableStringify(step.observation);
+  for (let index = calls.length - 1; index >= 0; index -= 1) {
+    const call = calls[index];
+    if (call.toolName === step.action.tool && call.observation === observation && stableStringify(call.toolInput) === input) return !USABLE_OUTCOMES.has(call.outcome);
+  }
+  return undefined;
 }
 
 /** Options for {@link RunContextStore}. */
@@ -135,6 +187,16 @@ export class RunContextStore {
   contextOf(runId: string | undefined): RunContext | undefined {
     if (runId === undefined) return undefined;
     return this.runs.get(this.rootOf(runId));
+  }
+
+  /**
+   * The run of the tool call in progress, when this store can tell it without run ids; always
+   * `undefined` here. Reins' `createReactAgent` overrides it on its callback-free path, where
+   * LangChain hands a tool no run id: each call the agent planned is bound to the run whose
+   * trajectory chose it. The `ToolExecutor` asks it only when no run id of the call is known.
+   */
+  contextOfCall(): RunContext | undefined {
+    return undefined;
   }
 
   /** Frees a top-level run's context and every parent link under it. */

@@ -41,10 +41,11 @@ const SCRIPTS: Readonly<Record<Scenario, readonly DriverStep[]>> = {
 
 /** What each scenario must decide: loop detections in order, then the run's end. */
 const EXPECTED: Readonly<Record<Scenario, { detections: string[]; end: string; steps: number }>> = {
-  repeat: { detections: ["repeat:warn", "repeat:stop"], end: "stopped:repeat", steps: 3 },
-  cycle: { detections: ["repeat:warn", "cycle:warn", "cycle:stop"], end: "stopped:cycle", steps: 5 },
+  // The same call with the same result: warned at the 3rd call, stopped at the 4th (3 ran).
+  repeat: { detections: ["repeat:warn", "repeat:stop"], end: "stopped:repeat", steps: 4 },
+  cycle: { detections: ["cycle:warn", "cycle:warn", "cycle:stop"], end: "stopped:cycle", steps: 6 },
   clean: { detections: [], end: "success:final_answer", steps: 2 },
-  budget: { detections: [], end: "stopped:max_steps", steps: 5 },
+  budget: { detections: [], end: "stopped:max_steps", steps: 6 },
 };
 
 const SCENARIOS: readonly Scenario[] = ["repeat", "cycle", "clean", "budget"];
@@ -57,7 +58,7 @@ describe("LoopControlHandler", () => {
       const eventsByRun = new Map<string, ReinsEvent[]>();
       const order: string[] = [];
       const handler = new LoopControlHandler({
-        maxSteps: 5,
+        maxSteps: 6,
         metrics,
         onEvent: (event) => {
           const runId = "runId" in event && typeof event.runId === "string" ? event.runId : "none";
@@ -132,11 +133,11 @@ describe("LoopControlHandler", () => {
           count((event) => event.type === "loop_detection" && event.kind === kind && event.level === level),
         );
       }
-      expect(await value("react_agent_loop_detections_total", { kind: "repeat", level: "warn" })).toBe(2 * perScenario);
+      expect(await value("react_agent_loop_detections_total", { kind: "repeat", level: "warn" })).toBe(perScenario);
       for (const step of ["thought", "action", "observation", "finish"]) {
         expect(await value("react_agent_steps_total", { step })).toBe(count((event) => event.type === "step" && event.step === step));
       }
-      expect(await value("react_agent_steps_total", { step: "action" })).toBe(perScenario * (3 + 5 + 2 + 5));
+      expect(await value("react_agent_steps_total", { step: "action" })).toBe(perScenario * (4 + 6 + 2 + 6));
       expect(await value("react_agent_runs_in_progress", {})).toBe(0);
 
       expect(handler.activeRunCount).toBe(0);

@@ -14,10 +14,17 @@ const record = (tool: string, input: string, observationFingerprint?: string): A
 
 describe("countRepeats", () => {
   describe("by default", () => {
-    it("counts every earlier identical action in the window, not only the last one", () => {
+    it("counts the earlier identical calls with the same result (an unseen result counts as the same), not only the last one", () => {
       const history = [record("search", "a"), record("search", "b"), record("search", "a")];
-      expect(countRepeats(history, actionKey("search", "a"), repeat).count).toBe(3);
+      expect(countRepeats(history, actionKey("search", "a"), repeat).count).toBe(2);
       expect(countRepeats(history, actionKey("search", "c"), repeat).count).toBe(1);
+      const changed = [record("job_status", "1", "queued"), record("job_status", "1", "running")];
+      expect(countRepeats(changed, actionKey("job_status", "1"), repeat).count).toBe(1);
+    });
+
+    it("with requireSameObservation: false, counts every earlier identical call plus this one", () => {
+      const history = [record("search", "a", "x"), record("search", "b"), record("search", "a", "y")];
+      expect(countRepeats(history, actionKey("search", "a"), { ...repeat, requireSameObservation: false }).count).toBe(3);
     });
 
     it("forgets actions older than the window", () => {

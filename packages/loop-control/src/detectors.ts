@@ -17,27 +17,31 @@ export interface ActionRecord {
 /** Options of the repeat detector (same tool and normalised input). */
 export interface RepeatDetectorOptions {
   /**
-   * Warn (a note for the model) when an action is repeated this many times.
+   * Warn (a note for the model) when an action is repeated this many times: with the default
+   * same-result rule, when the same call already got the same result this many times.
    * @default 2
    */
   readonly warnAt: number;
   /**
-   * Stop the run when an action is repeated this many times.
+   * Stop the run when an action is repeated this many times: with the default same-result rule,
+   * the next identical call after this many equal results is refused (at most `stopAt` executions).
    * @default 3
    */
   readonly stopAt: number;
   /**
-   * Count a repeat only when the earlier calls also returned the same observation, so polling a
-   * tool whose result changes is never flagged. Then the count is the number of earlier calls in
-   * a row with equal observations: with the defaults, the 3rd identical call after two equal
-   * results is warned and the 4th stopped. An observation the handler did not see counts as equal.
-   * @default false
+   * A repeat is the same call that got the same result: count a repeat only when the earlier
+   * calls also returned the same observation, so polling a tool whose result changes is never
+   * flagged. The count is the number of earlier calls in a row with equal observations: with the
+   * defaults, the 3rd identical call after two equal results runs with a warning and the 4th is
+   * stopped. An observation the handler did not see counts as equal. `false`: every identical call
+   * counts, whatever it returned (a note at the 2nd, a stop at the 3rd before it runs).
+   * @default true
    */
   readonly requireSameObservation: boolean;
   /**
-   * Tools that are polled (a job status, a queue length): for these only, a repeat counts as
-   * with `requireSameObservation`, so polling a changing result is never flagged while every
-   * other tool keeps the default rule.
+   * With `requireSameObservation: false`, the tools that are polled (a job status, a queue
+   * length): for these only, a repeat still needs equal results, so polling a changing result is
+   * never flagged while every other tool counts every identical call.
    * @default []
    */
   readonly pollingTools: readonly string[];

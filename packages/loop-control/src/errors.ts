@@ -77,6 +77,8 @@ export interface LoopStoppedErrorOptions extends RunStoppedErrorOptions {
   repetitions: number;
   /** The cycle's period in actions (cycles only). */
   period?: number;
+  /** A repeat counted as the same call with the same result (`repeat.requireSameObservation`, the default). */
+  sameResult?: boolean;
 }
 
 /**
@@ -120,7 +122,9 @@ export class LoopStoppedError extends RunStoppedError {
 function describeLoop(options: LoopStoppedErrorOptions): string {
   switch (options.stopReason) {
     case "repeat":
-      return `tool "${options.action.tool}" was called ${options.repetitions} times with the same input`;
+      return options.sameResult === true
+        ? `tool "${options.action.tool}" returned the same result ${options.repetitions} times for the same input`
+        : `tool "${options.action.tool}" was called ${options.repetitions} times with the same input`;
     case "cycle":
       return `the last actions repeat with a period of ${options.period ?? "?"} (${options.repetitions} times), ending with tool "${options.action.tool}"`;
     case "stall":

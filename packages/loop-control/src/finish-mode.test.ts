@@ -41,7 +41,14 @@ describe("LoopControlHandler", () => {
       const handler = new LoopControlHandler({ mode: "finish", runContext, onEvent: (event) => events.push(event) });
       const agent = new StubbornAgent(runContext);
       let calls = 0;
-      const search = new DynamicTool({ name: "search", description: "Searches.", func: async () => `22 °C (call ${++calls})` });
+      const search = new DynamicTool({
+        name: "search",
+        description: "Searches.",
+        func: async () => {
+          calls += 1;
+          return "22 °C";
+        },
+      });
       const executor = new AgentExecutor({ agent, tools: [search] });
       const result = await executor.invoke({ input: "Weather in Paris?" }, { callbacks: [handler] });
       expect(result.stopReason).toBe("repeat");
@@ -49,12 +56,14 @@ describe("LoopControlHandler", () => {
         [
           "I stopped because I kept repeating the same step without getting new information.",
           "What I found so far:",
-          "- search(weather in Paris): 22 °C (call 3)",
+          "- search(weather in Paris): 22 °C",
           "",
           "Type 'human' to reach a person.",
         ].join("\n"),
       );
-      expect(agent.plans).toBe(3);
+      expect(agent.plans).toBe(4);
+      // Without a ToolExecutor nothing refuses the call the stop was decided on: it ran too.
+      expect(calls).toBe(4);
       expect(events.at(-1)).toMatchObject({ type: "run_end", status: "stopped", stopReason: "repeat" });
       // The graceful answer is a stop (stops_total), not the model's final answer.
       expect(events.filter((event) => event.type === "step" && event.step === "finish")).toHaveLength(0);

@@ -284,9 +284,9 @@ describe("LoopControlHandler", () => {
   });
 
   describe("with repeat.pollingTools", () => {
-    it("lets the listed tool poll with changing results while other tools keep the default repeat rule", async () => {
+    it("lets the listed tool poll with changing results while other tools keep the plain rule (requireSameObservation: false)", async () => {
       const events: ReinsEvent[] = [];
-      const handler = new LoopControlHandler({ repeat: { pollingTools: ["job_status"] }, onEvent: (event) => events.push(event) });
+      const handler = new LoopControlHandler({ repeat: { pollingTools: ["job_status"], requireSameObservation: false }, onEvent: (event) => events.push(event) });
       const run = new RunDriver(handler, "r");
       await run.start();
       for (const status of ["queued", "running 10%", "running 60%", "done"]) {

@@ -55,15 +55,17 @@ describe("LoopControlHandler", () => {
   });
 
   describe("repeated action", () => {
-    it("warns at the 2nd identical call with what the first returned, and stops at the 3rd before it runs", async () => {
+    it("runs the call after two identical results with a warning quoting them, and stops once the same call had the same result 3 times", async () => {
       const { handler, driver } = setup();
       const run = driver();
       await run.start();
       expect(await run.step(search("weather Paris", "22 °C"))).toBeUndefined();
-      await run.plan(search('  "weather   Paris" '));
+      expect(await run.step(search('  "weather   Paris" ', "22 °C"))).toBeUndefined();
+      expect(handler.runContext.contextOf("run-1")?.loop.pendingNotes).toEqual([]);
+      await run.plan(search("weather Paris"));
       const notes = handler.runContext.contextOf("run-1")?.loop.pendingNotes ?? [];
       expect(notes).toEqual([
-        "[Loop notice] You already called search with this input (2 times now). It returned: 22 °C Use that result, try a different action, or give your Final Answer.",
+        "[Loop notice] You already called search with this input twice. It returned: 22 °C Use that result, try a different action, or give your Final Answer.",
       ]);
       await run.act(search("weather Paris", "22 °C"));
       const error = await run.step(search("weather Paris"));
@@ -71,9 +73,24 @@ describe("LoopControlHandler", () => {
       const stopped = error as LoopStoppedError;
       expect(stopped.stopReason).toBe("repeat");
       expect(stopped.repetitions).toBe(3);
-      expect(stopped.steps.map((step) => step.observation)).toEqual(["22 °C", "22 °C"]);
+      expect(stopped.steps.map((step) => step.observation)).toEqual(["22 °C", "22 °C", "22 °C"]);
       expect(stopped.action.toolInput).toBe("weather Paris");
-      expect(stopped.message).toBe('Run run-1 stopped: tool "search" was called 3 times with the same input (after 2 steps).');
+      expect(stopped.message).toBe('Run run-1 stopped: tool "search" returned the same result 3 times for the same input (after 3 steps).');
+    });
+
+    it("with requireSameObservation: false, counts every identical call: warns at the 2nd, stops at the 3rd before it runs", async () => {
+      const { handler, driver } = setup({ repeat: { requireSameObservation: false } });
+      const run = driver();
+      await run.start();
+      expect(await run.step(search("weather Paris", "22 °C"))).toBeUndefined();
+      await run.plan(search("weather Paris"));
+      expect(handler.runContext.contextOf("run-1")?.loop.pendingNotes).toEqual([
+        "[Loop notice] You already called search with this input once. It returned: 22 °C Use that result, try a different action, or give your Final Answer.",
+      ]);
+      await run.act(search("weather Paris", "23 °C"));
+      const error = (await run.step(search("weather Paris"))) as LoopStoppedError;
+      expect(error.stopReason).toBe("repeat");
+      expect(error.message).toBe('Run run-1 stopped: tool "search" was called 3 times with the same input (after 2 steps).');
     });
 
     it("removes its own notes from an observation before comparing or quoting it", async () => {
@@ -99,11 +116,12 @@ describe("LoopControlHandler", () => {
       await run.start();
       await run.step({ tool: "lookup", toolInput: { city: "Paris", unit: "C" }, observation: "22" });
       await run.step({ tool: "lookup", toolInput: '{"unit": "C", "city": "Paris"}', observation: "22" });
-      expect(RunStoppedError.isInstance(await run.step({ tool: "lookup", toolInput: { unit: "C", city: "Paris" } }))).toBe(true);
+      expect(await run.step({ tool: "lookup", toolInput: { unit: "C", city: "Paris" }, observation: "22" })).toBeUndefined();
+      expect(RunStoppedError.isInstance(await run.step({ tool: "lookup", toolInput: { city: "Paris", unit: "C" } }))).toBe(true);
     });
 
-    it("does not flag polling with changing results when requireSameObservation is on", async () => {
-      const { handler, driver, events } = setup({ repeat: { requireSameObservation: true } });
+    it("does not flag polling with changing results (the default rule): job_status until done", async () => {
+      const { handler, driver, events } = setup();
       const run = driver();
       await run.start();
       for (const status of ["queued", "running", "running-50%", "running-90%", "done"]) {
@@ -113,8 +131,8 @@ describe("LoopControlHandler", () => {
       expect(handler.runContext.contextOf("run-1")?.loop.pendingNotes).toEqual([]);
     });
 
-    it("still stops polling that keeps returning the same result when requireSameObservation is on", async () => {
-      const { driver, events } = setup({ repeat: { requireSameObservation: true } });
+    it("still stops polling that keeps returning the same result: at most 3 executions", async () => {
+      const { driver, events } = setup();
       const run = driver();
       await run.start();
       await run.step({ tool: "job_status", toolInput: "42", observation: "queued" });
@@ -156,6 +174,7 @@ describe("LoopControlHandler", () => {
       });
       expect(await run.step(rejected("three times"))).toBeUndefined();
       expect(await run.step(rejected("two more times"))).toBeUndefined();
+      expect(await run.step(rejected("again"))).toBeUndefined();
       const stopped = await run.step(rejected("one more time"));
       expect(LoopStoppedError.isInstance(stopped)).toBe(true);
       expect((stopped as LoopStoppedError).stopReason).toBe("repeat");
@@ -167,7 +186,7 @@ describe("LoopControlHandler", () => {
   });
 
   describe("cycle", () => {
-    it("warns at A→B→A→B and reports the stop on the 3rd A as a cycle of period 2", async () => {
+    it("warns at A→B→A→B and stops at the 3rd full period, a cycle of period 2", async () => {
       const { handler, driver, events } = setup();
       const run = driver();
       await run.start();
@@ -179,13 +198,14 @@ describe("LoopControlHandler", () => {
         "[Loop notice] You are going in circles (ls → cat, repeated). These steps will not give new results: use what you found, try something different, or give your Final Answer.",
       );
       await run.act({ tool: "cat", toolInput: "a.txt", observation: "hello" });
-      const error = (await run.step({ tool: "ls", toolInput: "." })) as LoopStoppedError;
+      await run.step({ tool: "ls", toolInput: ".", observation: "a.txt" });
+      const error = (await run.step({ tool: "cat", toolInput: "a.txt" })) as LoopStoppedError;
       expect(error.stopReason).toBe("cycle");
       expect(error.period).toBe(2);
-      expect(error.steps).toHaveLength(4);
+      expect(error.steps).toHaveLength(5);
       const detections = events.filter((event) => event.type === "loop_detection");
       expect(detections.map((event) => `${(event as { kind: string }).kind}:${(event as { level: string }).level}`)).toEqual([
-        "repeat:warn",
+        "cycle:warn",
         "cycle:warn",
         "cycle:stop",
       ]);
@@ -337,10 +357,10 @@ describe("LoopControlHandler", () => {
       const { handler, driver, events } = setup({ mode: "finish" });
       const run = driver();
       await run.start();
-      for (let index = 0; index < 3; index += 1) expect(await run.step(search("same", "same result"))).toBeUndefined();
+      for (let index = 0; index < 4; index += 1) expect(await run.step(search("same", "same result"))).toBeUndefined();
       expect(handler.runContext.contextOf("run-1")?.loop.stop).toEqual({
         reason: "repeat",
-        message: 'Run run-1 stopped: tool "search" was called 3 times with the same input (after 3 steps).',
+        message: 'Run run-1 stopped: tool "search" returned the same result 3 times for the same input (after 4 steps).',
       });
       await run.finish("What I found so far: same result", { stopReason: "repeat" });
       expect(events.at(-1)).toMatchObject({ type: "run_end", runId: "run-1", status: "stopped", stopReason: "repeat" });
@@ -420,11 +440,13 @@ describe("LoopControlHandler", () => {
       await run.start();
       await run.step({ ...search("secret", "22 °C"), extra: { repairs: ["markdown_labels"] } });
       await run.step(search("secret", "22 °C"));
+      await run.step(search("secret", "22 °C"));
       await run.step(search("secret"));
       expect(records.map((record) => [record.step, record.outcome, record.toolInput, record.stopReason])).toEqual([
         [1, "observed", "[redacted]", undefined],
-        [2, "warned", "[redacted]", undefined],
-        [3, "stopped", "[redacted]", "repeat"],
+        [2, "observed", "[redacted]", undefined],
+        [3, "warned", "[redacted]", undefined],
+        [4, "stopped", "[redacted]", "repeat"],
       ]);
       expect(records[0]).toMatchObject({
         type: "reins.loop_control.step",
@@ -435,7 +457,7 @@ describe("LoopControlHandler", () => {
         repairs: ["markdown_labels"],
       });
       expect(records[0].observationFingerprint).toMatch(/^[0-9a-f]{16}$/);
-      expect(records[1].detection).toEqual({ kind: "repeat", level: "warn", count: 2 });
+      expect(records[2].detection).toEqual({ kind: "repeat", level: "warn", count: 2 });
     });
 
     it("writes JSON lines to a stream-like sink", async () => {
@@ -457,14 +479,12 @@ describe("LoopControlHandler", () => {
       const handler = new LoopControlHandler({ metrics });
       const run = new RunDriver(handler, "m");
       await run.start();
-      await run.step(search("a"));
-      await run.step(search("a"));
-      await run.step(search("a"));
+      for (let index = 0; index < 4; index += 1) await run.step(search("a"));
       const text = await metrics.registry.metrics();
       expect(text).toContain('react_agent_runs_total{status="stopped"} 1');
       expect(text).toContain('react_agent_stops_total{reason="repeat"} 1');
       expect(text).toContain('react_agent_loop_detections_total{kind="repeat",level="warn"} 1');
-      expect(text).toContain('react_agent_steps_total{step="observation"} 2');
+      expect(text).toContain('react_agent_steps_total{step="observation"} 3');
     });
   });
 });

@@ -47,7 +47,7 @@ export interface LoopControlOptions {
   onEvent?: ReinsEventListener;
   /**
    * The repeat detector (fields merged over the defaults), or `false` to turn it off.
-   * @default { warnAt: 2, stopAt: 3, requireSameObservation: false, pollingTools: [], window: 20 }
+   * @default { warnAt: 2, stopAt: 3, requireSameObservation: true, pollingTools: [], window: 20 }
    */
   repeat?: Partial<RepeatDetectorOptions> | false;
   /**
@@ -186,7 +186,7 @@ export const DEFAULT_LOOP_CONTROL_OPTIONS = Object.freeze({
   repeat: Object.freeze<RepeatDetectorOptions>({
     warnAt: 2,
     stopAt: 3,
-    requireSameObservation: false,
+    requireSameObservation: true,
     pollingTools: Object.freeze([]) as readonly string[],
     window: 20,
   }),

@@ -26,6 +26,7 @@ export type LoopNote =
   | {
       readonly kind: "repeat";
       readonly toolName: string;
+      /** Earlier identical calls: with the same result (the default rule), or all of them. */
       readonly count: number;
       /** A short preview of what the earlier identical call returned, when known. */
       readonly previousObservation?: string;
@@ -46,6 +47,11 @@ export interface LoopDetection {
   /** Repetitions (repeat), full periods (cycle) or near-duplicate thoughts (stall). */
   readonly count: number;
   readonly period?: number;
+  /**
+   * A repeat counted as the same call with the same result (the default rule,
+   * `repeat.requireSameObservation`): `count` is then the number of equal results in a row.
+   */
+  readonly sameResult?: boolean;
   /** The warning for the model (warn level only). */
   readonly note?: LoopNote;
 }
@@ -90,7 +96,7 @@ export function detectLoop(
   if (repeat !== false) {
     const { count, previous } = countRepeats(history, step.key, repeat);
     if (count >= repeat.stopAt) {
-      return multiStepCycle !== undefined ? asCycle(multiStepCycle, "stop") : { kind: "repeat", level: "stop", count };
+      return multiStepCycle !== undefined ? asCycle(multiStepCycle, "stop") : { kind: "repeat", level: "stop", count, ...(sameObservation ? { sameResult: true } : {}) };
     }
     if (cycleStops && cycleMatch !== undefined) return asCycle(cycleMatch, "stop");
     if (count >= repeat.warnAt) {
@@ -100,10 +106,13 @@ export function detectLoop(
         kind: "repeat",
         level: "warn",
         count,
+        ...(sameObservation ? { sameResult: true } : {}),
         note: {
           kind: "repeat",
           toolName: step.toolName,
-          count,
+          // The note counts the calls the model already made: with the same-result rule the count
+          // is the earlier equal results; the plain rule's count includes this call.
+          count: sameObservation ? count : count - 1,
           ...(previousObservation === undefined ? {} : { previousObservation: previewObservation(previousObservation, options.notePreviewChars) }),
         },
       };

@@ -14,7 +14,7 @@ const BUDGET_NOTICE = LOOP_NOTE_PREFIXES[1];
 /** What a note may mention. */
 export interface NoteFacts {
   readonly toolName: string;
-  /** How many times the action has now been called (repeat) or near-duplicate thoughts (stall). */
+  /** Earlier identical calls (repeat: the same result in a row, by default) or near-duplicate thoughts (stall). */
   readonly count: number;
   /** A short preview of what the earlier identical call returned, when known. */
   readonly previousObservation?: string;
@@ -34,7 +34,8 @@ export function repeatNote(facts: NoteFacts): string {
     facts.previousObservation === undefined
       ? "Calling it again will not give a new result."
       : `It returned: ${facts.previousObservation}`;
-  return `${LOOP_NOTICE} You already called ${facts.toolName} with this input (${facts.count} times now). ${result} Use that result, try a different action, or give your Final Answer.`;
+  const times = facts.count === 1 ? "once" : facts.count === 2 ? "twice" : `${facts.count} times`;
+  return `${LOOP_NOTICE} You already called ${facts.toolName} with this input ${times}. ${result} Use that result, try a different action, or give your Final Answer.`;
 }
 
 /** Note for a cycle of actions. */

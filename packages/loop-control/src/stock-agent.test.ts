@@ -19,7 +19,7 @@ async function buildExecutor(
     description: "Searches the web.",
     func: async (input: string) => {
       toolCalls.push(input);
-      return `Paris: 22 °C, sunny (call ${toolCalls.length})`;
+      return "Paris: 22 °C, sunny";
     },
   });
   const llm = new ReplayChatModel({ replies });
@@ -45,17 +45,18 @@ describe("LoopControlHandler with the stock createReactAgent and AgentExecutor",
   afterEach(() => consoleError.mockRestore());
 
   describe("invoke() with the handler in the call's callbacks", () => {
-    it("throws LoopStoppedError on the 3rd identical action, before its tool runs, with the partial steps", async () => {
+    it("throws LoopStoppedError once the same call returned the same result 3 times, before a 4th runs, with the partial steps", async () => {
       const { executor, toolCalls } = await buildExecutor(Array(6).fill(REPEATED_ACTION));
       const handler = new LoopControlHandler();
       const error = await rejection(executor.invoke({ input: "Weather in Paris?" }, { callbacks: [handler] }));
       expect(LoopStoppedError.isInstance(error)).toBe(true);
       const stopped = error as LoopStoppedError;
       expect(stopped.stopReason).toBe("repeat");
-      expect(toolCalls).toEqual(["weather in Paris", "weather in Paris"]);
+      expect(toolCalls).toEqual(["weather in Paris", "weather in Paris", "weather in Paris"]);
       expect(stopped.steps.map((step) => [step.action.tool, step.action.toolInput, step.observation])).toEqual([
-        ["search", "weather in Paris", "Paris: 22 °C, sunny (call 1)"],
-        ["search", "weather in Paris", "Paris: 22 °C, sunny (call 2)"],
+        ["search", "weather in Paris", "Paris: 22 °C, sunny"],
+        ["search", "weather in Paris", "Paris: 22 °C, sunny"],
+        ["search", "weather in Paris", "Paris: 22 °C, sunny"],
       ]);
       expect(handler.activeRunCount).toBe(0);
       expect(handler.runContext.size).toBe(0);
@@ -98,9 +99,9 @@ describe("LoopControlHandler with the stock createReactAgent and AgentExecutor",
         })(),
       );
       expect(LoopStoppedError.isInstance(error)).toBe(true);
-      expect((error as LoopStoppedError).steps).toHaveLength(2);
-      expect(toolCalls).toHaveLength(2);
-      expect(chunks).toHaveLength(2);
+      expect((error as LoopStoppedError).steps).toHaveLength(3);
+      expect(toolCalls).toHaveLength(3);
+      expect(chunks).toHaveLength(3);
       expect(handler.runContext.size).toBe(0);
     });
   });
@@ -183,8 +184,8 @@ describe("LoopControlHandler with the stock createReactAgent and AgentExecutor",
       const error = await rejection(executor.invoke({ input: "Weather in Paris?" }));
       expect(RunStoppedError.isInstance(error)).toBe(true);
       expect((error as RunStoppedError).stopReason).toBe("repeat");
-      expect(toolCalls).toHaveLength(2);
-      expect((error as RunStoppedError).steps.map((step) => step.observation)).toEqual(["", ""]);
+      expect(toolCalls).toHaveLength(3);
+      expect((error as RunStoppedError).steps.map((step) => step.observation)).toEqual(["", "", ""]);
       expect(handler.runContext.size).toBe(0);
     });
   });

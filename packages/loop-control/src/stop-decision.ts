@@ -49,6 +49,7 @@ export class RunStopDecisions {
             action: step.action,
             repetitions: detection.count,
             ...(detection.period !== undefined ? { period: detection.period } : {}),
+            ...(detection.sameResult === true ? { sameResult: true } : {}),
           });
         const error = this.stop(state, context, step, makeError, true);
         if (error !== undefined) return error;

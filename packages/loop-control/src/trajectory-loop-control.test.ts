@@ -10,6 +10,26 @@ function action(tool: string, toolInput: string, thought = `use ${tool}`): Agent
 }
 
 describe("TrajectoryLoopControl", () => {
+  describe("pricing a dated model name", () => {
+    const prices = { "gpt-4o-mini": { inputUsdPerMillionTokens: 0.15, outputUsdPerMillionTokens: 0.6 } };
+    const usage = { input_tokens: 1_000_000, output_tokens: 0, total_tokens: 1_000_000 };
+
+    it.each([
+      ["reported by the provider", { model_name: "gpt-4o-mini-2024-07-18" }, undefined],
+      ["requested by the agent (the reply reports none)", {}, "gpt-4o-mini-2024-07-18"],
+    ])("prices a dated name %s like its base entry, so maxCostUsd stops the run", (_how, metadata, requested) => {
+      const loop = new TrajectoryLoopControl({ prices, maxCostUsd: 0.1, mode: "finish" });
+      const steps: AgentStep[] = [];
+      const run = loop.runOf(steps);
+      loop.modelReplied(run, new AIMessage({ content: "x", usage_metadata: usage, response_metadata: metadata }), () => "", 1, requested);
+      expect(run.costUsd).toBeCloseTo(0.15, 10);
+      const chosen = action("search", "a");
+      loop.actionChosen(run, chosen);
+      steps.push({ action: chosen, observation: "A" });
+      expect(loop.beforePlan(run, steps)?.reason).toBe("cost_budget");
+    });
+  });
+
   describe("finding a run from its trajectory", () => {
     it("keeps one run across invoke()'s reused steps array and stream()'s new arrays of the same steps", () => {
       const loop = new TrajectoryLoopControl();
@@ -57,29 +77,45 @@ describe("TrajectoryLoopControl", () => {
   });
 
   describe("on a repeated action", () => {
-    it("warns with a typed note shown after the second call's observation, then stops the third call before it runs", () => {
+    it("runs the call after two equal results with a typed note after its observation, then stops the 4th call before it runs", () => {
       const audit: LoopAuditRecord[] = [];
       const loop = new TrajectoryLoopControl({ audit: { sink: (record) => audit.push(record) } });
       const steps: AgentStep[] = [];
       const run = loop.runOf(steps);
-      const calls = [action("search", "a"), action("search", "a"), action("search", "a")];
+      const calls = [action("search", "a"), action("search", "a"), action("search", "a"), action("search", "a")];
       expect(loop.beforePlan(run, steps)).toBeUndefined();
-      expect(loop.actionChosen(run, calls[0]).stop).toBeUndefined();
-      steps.push({ action: calls[0], observation: "A" });
-      loop.beforePlan(run, steps);
-      expect(loop.actionChosen(run, calls[1]).stop).toBeUndefined();
-      const notes = loop.notesOf(run, calls[1]);
+      for (const call of calls.slice(0, 2)) {
+        expect(loop.actionChosen(run, call).stop).toBeUndefined();
+        expect(loop.notesOf(run, call)).toEqual([]);
+        steps.push({ action: call, observation: "A" });
+        expect(loop.beforePlan(run, steps)).toBeUndefined();
+      }
+      expect(loop.actionChosen(run, calls[2]).stop).toBeUndefined();
+      const notes = loop.notesOf(run, calls[2]);
       expect(notes).toEqual([{ kind: "repeat", toolName: "search", count: 2, previousObservation: "A" }]);
-      expect(renderLoopNote(notes[0])).toContain("You already called search with this input (2 times now). It returned: A");
-      steps.push({ action: calls[1], observation: "A" });
-      loop.beforePlan(run, steps);
-      const verdict = loop.actionChosen(run, calls[2]);
+      expect(renderLoopNote(notes[0])).toContain("You already called search with this input twice. It returned: A");
+      steps.push({ action: calls[2], observation: "A" });
+      expect(loop.beforePlan(run, steps)).toBeUndefined();
+      const verdict = loop.actionChosen(run, calls[3]);
       expect(verdict.stop).toMatchObject({ reason: "repeat" });
       loop.finished(run, "repeat", "");
-      expect(audit.map((record) => record.outcome)).toEqual(["observed", "warned", "stopped", "finish"]);
+      expect(audit.map((record) => record.outcome)).toEqual(["observed", "observed", "warned", "stopped", "finish"]);
       // Numbered consecutively: the refused step keeps its number, the finish comes after it.
-      expect(audit.map((record) => record.step)).toEqual([1, 2, 3, 4]);
-      expect(audit[audit.length - 1]).toMatchObject({ stopReason: "repeat", step: 4 });
+      expect(audit.map((record) => record.step)).toEqual([1, 2, 3, 4, 5]);
+      expect(audit[audit.length - 1]).toMatchObject({ stopReason: "repeat", step: 5 });
+    });
+
+    it("never stops a polled call whose result changes (job_status until done)", () => {
+      const loop = new TrajectoryLoopControl();
+      const steps: AgentStep[] = [];
+      const run = loop.runOf(steps);
+      for (const status of ["queued", "running", "running", "running 90%", "done"]) {
+        expect(loop.beforePlan(run, steps)).toBeUndefined();
+        const call = action("job_status", "42", "check the job again");
+        expect(loop.actionChosen(run, call).stop).toBeUndefined();
+        steps.push({ action: call, observation: status });
+      }
+      expect(loop.beforePlan(run, steps)).toBeUndefined();
     });
   });
 

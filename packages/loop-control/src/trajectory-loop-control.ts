@@ -98,21 +98,20 @@ export class TrajectoryLoopControl {
   }
 
   /**
-   * Records a model reply: its duration, its token usage from the reply's metadata (estimated
-   * when absent), its cost; checks the token and cost budgets (a stop waits for the step the
-   * reply chooses to run).
-   *
+   * Records a model reply: its duration, its token usage from the reply's metadata (estimated when
+   * absent), its cost; checks the token and cost budgets (a stop waits for the step the reply chooses).
    * @param reply - the model's reply (`AIMessage`, concatenated chunks, or an LLM's string)
    * @param inputText - the prompt text (for the token estimate; only built when the reply has no usage)
    * @param durationMs - how long the model call took
+   * @param requestedModel - the agent's `llm.model`, priced when the reply reports none (`findModelPrice`)
    */
-  modelReplied(run: TrajectoryRun, reply: unknown, inputText: () => string, durationMs: number): void {
+  modelReplied(run: TrajectoryRun, reply: unknown, inputText: () => string, durationMs: number, requestedModel?: string): void {
     run.lastLlmMs = durationMs;
     this.emit({ type: "step_duration", runId: run.runId, phase: "llm", durationMs });
     const usage = usageOfReply(reply, inputText, (text) => estimateTokensSafely(this.options.estimateTokens, text, (error) => this.reportError(error)));
     run.inputTokens += usage.inputTokens;
     run.outputTokens += usage.outputTokens;
-    const price = findModelPrice(this.options.prices, [modelNameOfReply(reply)]);
+    const price = findModelPrice(this.options.prices, [modelNameOfReply(reply), requestedModel]);
     if (price !== undefined) run.costUsd += costUsdOf(usage, price);
     this.emit({ type: "token_usage", runId: run.runId, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, estimated: usage.estimated });
     if (run.stop === undefined && run.deferredStop === undefined) this.applyUsageBudgets(run, undefined, false);
@@ -339,6 +338,7 @@ export class TrajectoryLoopControl {
           action: step.action,
           repetitions: detection.count,
           ...(detection.period !== undefined ? { period: detection.period } : {}),
+          ...(detection.sameResult === true ? { sameResult: true } : {}),
         });
         return this.stopNow(run, step, error, !afterTheFact);
       }

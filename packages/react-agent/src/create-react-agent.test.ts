@@ -310,24 +310,24 @@ describe("createReactAgent", () => {
         func: async () => MODEL_MESSAGES.runStopping("mimic"),
       });
       const repeat = "Thought: again\nAction: mimic\nAction Input: x";
-      const llm = new ScriptedChatModel({ chunkChars: 7, replies: [repeat, repeat, repeat, repeat] });
-      // The callback path: a LoopControlHandler lets the third call reach the wrapped tool, which refuses it.
+      const llm = new ScriptedChatModel({ chunkChars: 7, replies: [repeat, repeat, repeat, repeat, repeat] });
+      // The callback path: a LoopControlHandler lets the 4th call (after 3 equal results) reach the wrapped tool, which refuses it.
       const agent = await createReactAgent({ llm, tools: [mimic], prompt: REACT_PROMPT, loopControl: new LoopControlHandler({ mode: "finish", maxSteps: 14 }) });
       const executor = new AgentExecutor({ agent, tools: agent.tools, handleParsingErrors: true, returnIntermediateSteps: true });
       const result = await run(executor, "q", path, agent.callbacks);
       const steps = result.intermediateSteps as Array<{ observation: string }>;
       expect(result.stopReason).toBe("repeat");
-      expect(steps).toHaveLength(3);
+      expect(steps).toHaveLength(4);
       expect(result.output).toContain(`- mimic(x): ${MODEL_MESSAGES.runStopping("mimic")}`);
       expect(result.output).not.toContain("I did not find anything useful yet");
     });
 
     it("leaves out only the refused call when the run was stopped before it", async () => {
       const france = "Thought: France again\nAction: capital\nAction Input: France";
-      const { executor, harness, agent } = await setUp([france, "Thought: b\nAction: capital\nAction Input: Japan", france, france, "Final Answer: never"]);
+      const { executor, harness, agent } = await setUp([france, "Thought: b\nAction: capital\nAction Input: Japan", france, france, france, "Final Answer: never"]);
       const result = await run(executor, "q", path, agent.callbacks);
       expect(result.stopReason).toBe("repeat");
-      expect(harness.calls.map((call) => call.input)).toEqual(["France", "Japan", "France"]);
+      expect(harness.calls.map((call) => call.input)).toEqual(["France", "Japan", "France", "France"]);
       expect(result.output).toContain("- capital(Japan): Tokyo");
       expect(result.output).toContain("- capital(France): Paris");
       expect(result.output).not.toContain("was not called");

@@ -134,13 +134,15 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
     }
     tools = toolExecutor.wrap(originalTools);
     if (callOutcomes !== undefined) for (const tool of tools) callOutcomes.watch(tool);
+    if (sharedRuns !== undefined) for (const tool of tools) sharedRuns.watch(tool);
   }
 
   let loopControl: LoopControlHandler | undefined;
   let loop: TrajectoryLoopControl | undefined;
   if (resolved.loopControl instanceof LoopControlHandler) loopControl = resolved.loopControl;
   else if (resolved.loopControl !== false) loop = new TrajectoryLoopControl({ ...shared, ...DEFAULT_REACT_AGENT_OPTIONS.loopControl, ...resolved.loopControl });
-  else if (metrics !== undefined || onEvent !== undefined) loop = new TrajectoryLoopControl({ ...shared, ...OBSERVE_ONLY_LOOP_OPTIONS });
+  // Also when the agent built the ToolExecutor: the run it keeps is what binds each call to its run (dry-run tokens).
+  else if (metrics !== undefined || onEvent !== undefined || sharedRuns !== undefined) loop = new TrajectoryLoopControl({ ...shared, ...OBSERVE_ONLY_LOOP_OPTIONS });
 
   const parser = new HardenedReActOutputParser({ ...shared, ...resolved.parser, tools });
   const partialedPrompt = (await resolved.prompt.partial({
@@ -168,6 +170,7 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
     ...(callOutcomes !== undefined ? { callOutcomes } : {}),
     ...(sharedRuns !== undefined ? { sharedRuns } : {}),
     loopFinish: resolved.loopFinish,
+    ...requestedModelOf(resolved.llm),
     toolExecutor,
     observationCleaner,
     loopControl,
@@ -175,4 +178,11 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
     ...(wrapsTools && countsCalls ? { wrappedToolCalls: () => wrappedCalls } : {}),
     returnDirectTools: new Set(originalTools.filter((tool) => (tool as { returnDirect?: boolean }).returnDirect === true).map((tool) => tool.name)),
   });
+}
+
+/** The model name a chat model or LLM was built with (`model`, else `modelName`), when it is a string. */
+function requestedModelOf(llm: unknown): { requestedModel?: string } {
+  const fields = llm as { model?: unknown; modelName?: unknown } | null | undefined;
+  const name = typeof fields?.model === "string" ? fields.model : typeof fields?.modelName === "string" ? fields.modelName : undefined;
+  return name === undefined || name === "" ? {} : { requestedModel: name };
 }

@@ -5,7 +5,7 @@ import type { BasePromptTemplate } from "@langchain/core/prompts";
 import { Runnable, type RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { concat } from "@langchain/core/utils/stream";
-import { buildLoopStopFinish, runIdsFrom, type LoopFinishOptions, type LoopFinishStep, type LoopStopDecision, type ReActLabelSet, type RunContext, type RunContextStore } from "@reins/core";
+import { buildLoopStopFinish, callFailedIn, createReActGrammar, neutralizeUntrustedText, runIdsFrom, type ReActGrammar, type LoopFinishOptions, type LoopFinishStep, type LoopStopDecision, type ReActLabelSet, type RunContext, type RunContextStore } from "@reins/core";
 import { renderLoopNote, type LoopControlHandler, type TrajectoryLoopControl, type TrajectoryRun } from "@reins/loop-control";
 import type { ObservationCleaner } from "@reins/observation-cleaner";
 import type { HardenedReActOutputParser } from "@reins/react-output-parser";
@@ -52,6 +52,8 @@ export interface ReinsReactAgentFields {
   readonly callOutcomes?: CallOutcomes;
   /** Where the agent's own ToolExecutor looks runs up, when the agent built it. @internal */
   readonly sharedRuns?: SharedRunContexts;
+  /** The model name the agent's `llm` was built with, priced when a reply reports none. */
+  readonly requestedModel?: string;
   /** See `CreateReactAgentOptions.handleParsingErrors`. @default true */
   readonly handleParsingErrors?: boolean | string | ((error: OutputParserException) => string);
 }
@@ -115,6 +117,14 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
   private readonly sharedRuns: SharedRunContexts | undefined;
   /** Each callback-free run's shared context, freed with the run's loop state. */
   private readonly contextByRun = new WeakMap<TrajectoryRun, RunContext>();
+  /** The model name the agent's `llm` was built with (`model` or `modelName`), for pricing. */
+  private readonly requestedModel: string | undefined;
+  /**
+   * Callback path without a ToolExecutor: the handler's notes, taken from the run's pending notes
+   * and shown after the observation of the step they were waiting on (nothing else shows them).
+   */
+  private readonly handlerNotesByAction = new WeakMap<AgentAction, string>();
+  private grammar: ReActGrammar | undefined;
   private toolsChecked = false;
   private warnedWithoutCallbacks = false;
 
@@ -139,6 +149,7 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
     this.handleParsingErrors = fields.handleParsingErrors ?? true;
     this.callOutcomes = fields.callOutcomes;
     this.sharedRuns = fields.sharedRuns;
+    this.requestedModel = fields.requestedModel;
     this.toolNames = new Set(fields.tools.map((tool) => tool.name).filter((name) => name !== EXCEPTION_TOOL_NAME));
   }
 
@@ -173,33 +184,38 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
     const loop = this.loop;
     const { steps: _steps, ...values } = input;
     const run = loop?.runOf(steps, values);
-    if (loop !== undefined && run !== undefined) this.shareRun(loop, run, options);
+    const context = loop !== undefined && run !== undefined ? this.shareRun(loop, run, options) : undefined;
     try {
-      return await this.planStep(input, options, streaming, steps, loop, run);
+      const planned = await this.planStep(input, options, streaming, steps, loop, run);
+      // The call is bound to the run whose trajectory chose it: its dry-run tokens count only there.
+      if (context !== undefined && !("returnValues" in planned) && planned.tool !== EXCEPTION_TOOL_NAME) this.sharedRuns?.bind(planned.tool, planned.toolInput, context);
+      return planned;
     } catch (error) {
       throw error instanceof PassedRejection ? error.rejection : error;
     }
   }
 
   /**
-   * When LangChain hands this planning call run ids (callbacks are on: `streamEvents()`, or any
-   * `callbacks` value on `invoke()`/`stream()`), the run's context is shared under them, so the
-   * agent's own wrapped tools, whose tool runs carry the same parent run id, find their run:
-   * per-run cache scope, call caps, dry-run tokens, and the run's time budget (`deadlineAtMs`)
-   * inside each call. Without run ids there is no sound link and the tools fail safe (README).
+   * The callback-free run's context, shared with the agent's own wrapped tools: each call this
+   * run plans is bound to it (see `SharedRunContexts`), and when LangChain hands this planning
+   * call run ids (callbacks are on: `streamEvents()`, or any `callbacks` value on
+   * `invoke()`/`stream()`) it is also shared under them. So the tools find their run on every
+   * path: per-run cache scope, call caps, dry-run tokens bound to this run, and the run's time
+   * budget (`deadlineAtMs`) inside each call.
+   * @returns the run's context, or `undefined` when the agent did not build the ToolExecutor
    */
-  private shareRun(loop: TrajectoryLoopControl, run: TrajectoryRun, options: Partial<RunnableConfig> | undefined): void {
+  private shareRun(loop: TrajectoryLoopControl, run: TrajectoryRun, options: Partial<RunnableConfig> | undefined): RunContext | undefined {
     const shared = this.sharedRuns;
-    if (shared === undefined) return;
-    const ids = runIdsFrom(options);
-    if (ids.length === 0) return;
+    if (shared === undefined) return undefined;
     let context = this.contextByRun.get(run);
     if (context === undefined) {
       context = { runId: run.runId, startedAtMs: run.startedAtMs, loop: { pendingNotes: [] }, slots: new Map() };
       if (Number.isFinite(loop.options.maxDurationMs)) context.deadlineAtMs = run.startedAtMs + loop.options.maxDurationMs;
       this.contextByRun.set(run, context);
     }
-    shared.share(context, ids);
+    const ids = runIdsFrom(options);
+    if (ids.length > 0) shared.share(context, ids);
+    return context;
   }
 
   private async planStep(
@@ -218,11 +234,17 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
     let rejection: unknown;
     try {
       const { steps: _steps, ...values } = input;
-      const notesOf = run === undefined || loop === undefined ? undefined : (step: AgentStep) => this.notesText(loop, run, step);
+      this.takeHandlerNotes(steps, options);
+      const notesOf =
+        run === undefined || loop === undefined
+          ? this.loopControl !== undefined && this.toolExecutor === undefined
+            ? (step: AgentStep) => this.handlerNotesByAction.get(step.action)
+            : undefined
+          : (step: AgentStep) => this.notesText(loop, run, step);
       const promptValue = await this.prompt.formatPromptValue({ ...values, agent_scratchpad: formatReActScratchpad(steps, undefined, undefined, notesOf) });
       const startedAtMs = loop?.options.now() ?? 0;
       const reply = await this.callModel(promptValue, options, streaming);
-      if (loop !== undefined && run !== undefined) loop.modelReplied(run, reply, () => promptValue.toString(), loop.options.now() - startedAtMs);
+      if (loop !== undefined && run !== undefined) loop.modelReplied(run, reply, () => promptValue.toString(), loop.options.now() - startedAtMs, this.requestedModel);
       const observationCount = steps.filter((step) => step.action.tool !== EXCEPTION_TOOL_NAME).length;
       // The parser's events carry the run's id (the controller's, on this path) so a recorder groups them.
       const parsed = parseReActStep(this.parser, this.labels, replyText(reply), observationCount, run?.runId);
@@ -268,7 +290,33 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
 
   private notesText(loop: TrajectoryLoopControl, run: TrajectoryRun, step: AgentStep): string | undefined {
     const notes = loop.notesOf(run, step.action);
-    return notes.length === 0 ? undefined : notes.map(renderLoopNote).join("\n");
+    return notes.length === 0 ? undefined : this.neutralized(notes.map(renderLoopNote).join("\n"));
+  }
+
+  /**
+   * Callback path with no ToolExecutor (`toolExecutor: false`): no wrapped tool appends the
+   * `LoopControlHandler`'s pending notes to an observation, so the agent takes them here and shows
+   * them after the latest step's observation. The model thus reads a warning before the run can be
+   * stopped for what it warned about.
+   */
+  private takeHandlerNotes(steps: readonly AgentStep[], options: Partial<RunnableConfig> | undefined): void {
+    if (this.loopControl === undefined || this.toolExecutor !== undefined || steps.length === 0) return;
+    for (const runId of runIdsFrom(options)) {
+      const pending = this.runContext.contextOf(runId)?.loop.pendingNotes;
+      if (pending === undefined) continue;
+      const notes = pending.splice(0, pending.length).filter((note) => typeof note === "string" && note.trim() !== "");
+      if (notes.length === 0) return;
+      const last = steps[steps.length - 1].action;
+      const earlier = this.handlerNotesByAction.get(last);
+      this.handlerNotesByAction.set(last, this.neutralized([...(earlier === undefined ? [] : [earlier]), ...notes].join("\n")));
+      return;
+    }
+  }
+
+  /** Notes quote earlier results: they pass the neutraliser of the agent's grammar like any observation. */
+  private neutralized(text: string): string {
+    this.grammar ??= createReActGrammar({ labels: this.labels, toolNames: [...this.toolNames] });
+    return neutralizeUntrustedText(text, this.grammar).text;
   }
 
   /** The graceful finish of a stopped run (or the stop error, in `mode: "throw"`). */
@@ -356,7 +404,13 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
     // out, so the answer lists what the earlier calls returned (counted from typed events).
     const refused = context.slots.get(REFUSED_CALLS_SLOT);
     const findings = withoutRefusedSteps(steps, typeof refused === "number" ? refused : 0);
-    return this.withFindings(buildLoopStopFinish(context.loop.stop, findings, this.loopFinish), findings);
+    // Failed, refused and dry-run calls from the ToolExecutor's typed outcomes (the run's call
+    // records, which a ToolExecutor you built sharing the handler's store writes too), never their wording.
+    const typed: LoopFinishStep[] = findings.map((step) => {
+      const failed = callFailedIn(context, step) ?? this.callOutcomes?.failedOf(step);
+      return failed === undefined ? step : { ...step, failed };
+    });
+    return this.withFindings(buildLoopStopFinish(context.loop.stop, typed, this.loopFinish), findings);
   }
 }
 

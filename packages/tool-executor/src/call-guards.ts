@@ -12,7 +12,7 @@ import { previewText, type PreparedToolInput } from "./tool-input";
  * token check or `confirmWhen` after a dry run, and the `approve` hook (see `confirmation.ts`).
  *
  * @param prepared - the `confirm` value the model wrote and the input with it (for `confirmWhen`)
- * @param executorKey - stands for the run when the call has no run slot (no run id): one ledger per executor
+ * @param warnUnbound - told (operator log) when a call's run is unknown, so no token can confirm it
  * @returns the dry-run or refusal result, or `undefined` when the call goes ahead (or the tool has no side effects)
  */
 export async function gateSideEffectCall(
@@ -21,7 +21,7 @@ export async function gateSideEffectCall(
   toolInput: unknown,
   prepared: Pick<PreparedToolInput, "confirmation" | "confirmationInput">,
   run: RunHandle,
-  executorKey: object,
+  warnUnbound: (toolName: string) => void,
 ): Promise<CallResult | undefined> {
   const { policy, name: toolName } = state;
   if (!policy.sideEffects) return undefined;
@@ -32,7 +32,7 @@ export async function gateSideEffectCall(
     rawInput: prepared.confirmationInput,
     confirmWhen: policy.confirmWhen,
     approve: policy.approve,
-    runKey: run.slot ?? executorKey,
+    runKey: run.slot,
     runId: run.runId,
   });
   if (decision.proceed) return undefined;
@@ -46,6 +46,11 @@ export async function gateSideEffectCall(
   }
   const inputText = previewText(toolInput);
   const custom = policy.preview?.(toolInput, { toolName });
+  if (decision.reason === "unbound") {
+    warnUnbound(toolName);
+    const unbound = custom !== undefined ? `${custom}\n${MODEL_MESSAGES.unboundHint(toolName)}` : MODEL_MESSAGES.dryRunUnbound(toolName, inputText);
+    return { observation: ensureReadableObservation(unbound, toolName), outcome: "dry_run" };
+  }
   const observation =
     custom !== undefined
       ? `${custom}\n${policy.confirmWhen === undefined ? MODEL_MESSAGES.confirmationHint(toolName, decision.token) : ""}`.trim()

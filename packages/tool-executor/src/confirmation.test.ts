@@ -136,15 +136,19 @@ describe("side-effect confirmation", () => {
   describe("on a string-input tool", () => {
     it("asks for {input, confirm} and runs with the input alone", async () => {
       const deleted: string[] = [];
-      const [wrapped] = new ToolExecutor({ policies: { rm: { sideEffects: true } } }).wrap([
+      const store = new RunContextStore();
+      store.start("run-1");
+      const config = { runId: "run-1" };
+      const [wrapped] = new ToolExecutor({ runContext: store, policies: { rm: { sideEffects: true } } }).wrap([
         new DynamicTool({ name: "rm", description: "Deletes a file.", func: async (input: string) => {
           deleted.push(input);
           return "deleted";
         } }),
       ]);
-      expect(await wrapped.invoke("CONFIRM: /tmp/x")).toMatch(/^DRY RUN/);
-      const preview = await wrapped.invoke("/tmp/x");
-      expect(await wrapped.invoke(JSON.stringify({ input: "/tmp/x", confirm: tokenOf(preview) }))).toBe("deleted");
+      expect(await wrapped.invoke("CONFIRM: /tmp/x", config)).toMatch(/^DRY RUN/);
+      const preview = await wrapped.invoke("/tmp/x", config);
+      expect(await wrapped.invoke(JSON.stringify({ input: "/tmp/x", confirm: tokenOf(preview) }))).toMatch(/^DRY RUN.*cannot be confirmed from here/);
+      expect(await wrapped.invoke(JSON.stringify({ input: "/tmp/x", confirm: tokenOf(preview) }), config)).toBe("deleted");
       expect(deleted).toEqual(["/tmp/x"]);
     });
   });

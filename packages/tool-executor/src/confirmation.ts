@@ -2,6 +2,12 @@
  * Side-effect calls: a dry run first, then the real call only with the per-run confirmation token
  * that dry run showed (`"confirm": "<token>"`), or with an app's `approve` hook.
  *
+ * A token is bound to the run whose dry run issued it: the run the call belongs to (its run id
+ * where LangChain passes one, or the run Reins' `createReactAgent` bound the call to from the
+ * steps its planning step received). There is no process-wide ledger: a call whose run is unknown
+ * (a wrapped tool in the stock `AgentExecutor` called without callbacks, a bare `tool.invoke`)
+ * accepts no token and no `confirmWhen`; only `approve` runs it.
+ *
  * - No dry run of this call (same tool, same normalised input) in this run, or another token:
  *   the dry run again (the same token while the run lasts). So a confirmation written into tool
  *   output (an injection), or guessed by the model before seeing the preview, never runs a tool.
@@ -38,16 +44,16 @@ type ConfirmationLedger = Map<string, string>;
 const ledgers = new WeakMap<object, ConfirmationLedger>();
 
 /**
- * The confirmation state of one run. `runKey` is the object that stands for the run (today the
- * ToolExecutor's per-run slot); keeping the lookup here lets run identity change in one place.
- */
-/**
- * Most dry-run keys one ledger holds; the oldest is dropped first (it then gets a new dry run and
- * token). Bounds the ledger of a long-lived executor that stands for "the run" when calls carry
- * no run id (the callback-free `stream()`/`invoke()` paths).
+ * Most dry-run keys one run's ledger holds; the oldest is dropped first (it then gets a new dry
+ * run and token). Bounds the ledger of a run that dry-runs without end.
  */
 export const MAX_LEDGER_ENTRIES = 4096;
 
+/**
+ * The confirmation state of one run. `runKey` is the object that stands for the run (the
+ * ToolExecutor's slot in the run's context, or in its tracked runs); there is no ledger for calls
+ * whose run is unknown, so a token is never valid outside the run whose dry run issued it.
+ */
 export function confirmationLedgerOf(runKey: object): ConfirmationLedger {
   let ledger = ledgers.get(runKey);
   if (ledger === undefined) {
@@ -66,6 +72,8 @@ export function createConfirmationToken(): string {
 export type SideEffectDecision =
   | { readonly proceed: true }
   | { readonly proceed: false; readonly reason: "dry_run"; readonly token: string }
+  /** The call's run is unknown: no token (and no `confirmWhen`) can be bound to it, so none is accepted. */
+  | { readonly proceed: false; readonly reason: "unbound" }
   | { readonly proceed: false; readonly reason: "not_approved"; readonly error?: Error };
 
 /** What {@link decideSideEffectCall} needs. */
@@ -78,18 +86,21 @@ export interface SideEffectCallRequest {
   readonly rawInput: unknown;
   readonly confirmWhen: ((toolInput: unknown, context: { toolName: string }) => boolean) | undefined;
   readonly approve: ApproveSideEffectCall | undefined;
-  readonly runKey: object;
+  /** Stands for the call's run (its slot); `undefined` when the run is unknown (no run id, no bound run). */
+  readonly runKey: object | undefined;
   readonly runId: string | undefined;
 }
 
 /**
  * Decides whether a side-effect call runs now, gets its dry run (with the token), or is refused.
+ * A call whose run is unknown (`runKey` undefined) runs only when `approve` says so: otherwise it
+ * gets a dry run without a token (`reason: "unbound"`), whatever `confirm` it carries.
  * Never throws: a hook that throws refuses the call (and the error is returned for the log).
  */
 export async function decideSideEffectCall(request: SideEffectCallRequest): Promise<SideEffectDecision> {
-  const ledger = confirmationLedgerOf(request.runKey);
+  const ledger = request.runKey === undefined ? undefined : confirmationLedgerOf(request.runKey);
   const key = `${request.toolName}\u0000${normalizeToolInput(request.toolInput)}`;
-  const shown = ledger.get(key);
+  const shown = ledger?.get(key);
   if (request.approve !== undefined) {
     try {
       const approved = await request.approve({ toolName: request.toolName, toolInput: request.toolInput }, { runId: request.runId, dryRunShown: shown !== undefined });
@@ -109,6 +120,7 @@ export async function decideSideEffectCall(request: SideEffectCallRequest): Prom
     if (confirmed) return { proceed: true };
     return { proceed: false, reason: "dry_run", token: shown };
   }
+  if (ledger === undefined) return { proceed: false, reason: "unbound" };
   const token = createConfirmationToken();
   ledger.set(key, token);
   while (ledger.size > MAX_LEDGER_ENTRIES) {

@@ -93,6 +93,19 @@ export const MODEL_MESSAGES = Object.freeze({
     `DRY RUN: tool "${toolName}" has side effects and was NOT executed. It would run with input ${inputText}. ` +
     `If this action is really intended, call "${toolName}" again with the input {"input": ${inputText}, "confirm": "${token}"} (the confirmation token of this dry run).`,
 
+  /**
+   * The call's run is unknown (no run id, no bound run), so no confirmation token can be bound to
+   * it and none is accepted: only the app's `approve` hook can run it.
+   */
+  dryRunUnbound: (toolName: string, inputText: string): string =>
+    `DRY RUN: tool "${toolName}" has side effects and was NOT executed. It would run with input ${inputText}. ` + MODEL_MESSAGES.unboundHint(toolName),
+
+  /** Appended to a user's own dry-run preview when the call's run is unknown. */
+  unboundHint: (toolName: string): string =>
+    `This call cannot be confirmed from here: it needs the application's approval (an approve hook) or a run that can be identified ` +
+    `(the application passes callbacks to the agent executor, or uses Reins' createReactAgent). Do not call "${toolName}" again; ` +
+    `tell the user what you wanted to do and that it needs their approval.`,
+
   /** Appended to a user's own dry-run preview, so the model still learns the token. */
   confirmationHint: (toolName: string, token: string): string =>
     `To really run "${toolName}", call it again with the same input and the confirmation "confirm": "${token}".`,

@@ -21,8 +21,10 @@ export interface RunIdentity {
  *   parent run id (and the registered run is found through it);
  * - `invoke()` without callbacks: `configurable` and `metadata` but no run id;
  * - `stream()` without callbacks: no config at all.
- * Without a run id the run cannot be told apart from any other: callers then fail safe (no
- * run-scoped cache entry, no per-run limits). This is the one place to re-wire when run identity
+ * Without a run id the store may still know the call's run (`RunContextStore.contextOfCall`:
+ * Reins' `createReactAgent` binds each call it planned to its run). Otherwise the run cannot be
+ * told apart from any other: callers then fail safe (no run-scoped cache entry, no per-run limits,
+ * no confirmation token accepted). This is the one place to re-wire when run identity
  * moves elsewhere.
  *
  * @param runManager - the wrapper's tool run (from `handleToolStart`), when callbacks are on
@@ -37,5 +39,7 @@ export function identifyRun(runManager: CallbackManagerForToolRun | undefined, c
       if (context !== undefined) return { runId: context.runId, context };
     }
   }
+  const bound = store?.contextOfCall();
+  if (bound !== undefined) return { runId: bound.runId, context: bound };
   return { runId: runManager?.parentRunId ?? ids[1], context: undefined };
 }

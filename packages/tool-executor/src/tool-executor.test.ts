@@ -67,6 +67,13 @@ function untilAborted(signal: AbortSignal | undefined): Promise<never> {
   return new Promise<never>((_resolve, reject) => signal?.addEventListener("abort", () => reject(new Error("aborted")), { once: true }));
 }
 
+/** One registered run and the config that puts a call in it (a token is bound to its run). */
+function oneRun(runId = "run-1"): { runContext: RunContextStore; config: { runId: string } } {
+  const runContext = new RunContextStore();
+  runContext.start(runId);
+  return { runContext, config: { runId } };
+}
+
 describe("ToolExecutor", () => {
   describe("wrapping", () => {
     it("keeps name, description, schema kind and returnDirect", () => {
@@ -486,12 +493,36 @@ describe("ToolExecutor", () => {
     it("returns a dry-run preview and never runs the tool without confirmation", async () => {
       const { toolCalls, options } = recorder();
       const email = emailTool();
-      const [wrapped] = new ToolExecutor({ ...options, policies: { send_email: { sideEffects: true } } }).wrap([email.tool]);
-      const observation = await wrapped.invoke({ to: "a@example.com", subject: "Hi" });
+      const { runContext, config } = oneRun();
+      const [wrapped] = new ToolExecutor({ ...options, runContext, policies: { send_email: { sideEffects: true } } }).wrap([email.tool]);
+      const observation = await wrapped.invoke({ to: "a@example.com", subject: "Hi" }, config);
       expect(email.sent).toHaveLength(0);
       expect(observation).toMatch(/^DRY RUN: tool "send_email" has side effects and was NOT executed/);
       expect(observation).toMatch(/"confirm": "ok-[0-9a-f]{8}"/);
       expect(toolCalls()[0].outcome).toBe("dry_run");
+    });
+
+    it("outside an identifiable run, shows no token and accepts none: only approve runs the call", async () => {
+      const { toolCalls, options } = recorder();
+      const warnings: string[] = [];
+      const email = emailTool();
+      const executor = new ToolExecutor({ ...options, logger: { warn: (message) => warnings.push(message) }, policies: { send_email: { sideEffects: true } } });
+      const [wrapped] = executor.wrap([email.tool]);
+      const observation = String(await wrapped.invoke({ to: "a@example.com", subject: "Hi" }));
+      expect(observation).toMatch(/^DRY RUN: tool "send_email" has side effects and was NOT executed/);
+      expect(observation).toMatch(/needs the application's approval \(an approve hook\) or a run that can be identified/);
+      expect(observation).not.toMatch(/ok-[0-9a-f]{8}/);
+      // A token issued in a run, replayed outside any run, never runs the tool.
+      const { runContext, config } = oneRun();
+      const [inRun] = new ToolExecutor({ runContext, policies: { send_email: { sideEffects: true } } }).wrap([email.tool]);
+      const token = tokenOf(await inRun.invoke({ to: "a@example.com", subject: "Hi" }, config));
+      expect(String(await wrapped.invoke({ to: "a@example.com", subject: "Hi", confirm: token }))).toMatch(/^DRY RUN.*cannot be confirmed from here/);
+      expect(String(await wrapped.invoke({ to: "a@example.com", subject: "Hi", confirm: token }))).toMatch(/^DRY RUN/);
+      expect(email.sent).toHaveLength(0);
+      expect(toolCalls().map((event) => event.outcome)).toEqual(["dry_run", "dry_run", "dry_run"]);
+      expect(warnings.filter((warning) => /outside an identifiable run/.test(warning))).toHaveLength(1);
+      const [approved] = new ToolExecutor({ policies: { send_email: { sideEffects: true, approve: () => true } } }).wrap([email.tool]);
+      expect(await approved.invoke({ to: "a@example.com", subject: "Hi" })).toBe("sent to a@example.com");
     });
 
     it("runs with the dry run's token, passes the input without confirm, and drops a repeat in the same run", async () => {
@@ -520,12 +551,13 @@ describe("ToolExecutor", () => {
 
     it("confirms a string tool with {input, confirm: token} and runs it with the input alone", async () => {
       const deleter = scriptedStringTool("delete_file", [(input) => `deleted ${input}`]);
-      const [wrapped] = new ToolExecutor({ policies: { delete_file: { sideEffects: true } } }).wrap([deleter.tool]);
-      const preview = await wrapped.invoke("/tmp/a.txt");
+      const { runContext, config } = oneRun();
+      const [wrapped] = new ToolExecutor({ runContext, policies: { delete_file: { sideEffects: true } } }).wrap([deleter.tool]);
+      const preview = await wrapped.invoke("/tmp/a.txt", config);
       expect(preview).toMatch(/DRY RUN.*\{"input": "\/tmp\/a.txt", "confirm": "ok-[0-9a-f]{8}"\}/);
-      expect(await wrapped.invoke("CONFIRM: /tmp/a.txt")).toMatch(/^DRY RUN/);
+      expect(await wrapped.invoke("CONFIRM: /tmp/a.txt", config)).toMatch(/^DRY RUN/);
       expect(deleter.calls).toHaveLength(0);
-      expect(await wrapped.invoke(JSON.stringify({ input: "/tmp/a.txt", confirm: tokenOf(preview) }))).toBe("deleted /tmp/a.txt");
+      expect(await wrapped.invoke(JSON.stringify({ input: "/tmp/a.txt", confirm: tokenOf(preview) }), config)).toBe("deleted /tmp/a.txt");
     });
 
     describe("when the confirmed call never reaches the tool", () => {
@@ -917,12 +949,13 @@ describe("ToolExecutor schema interop", () => {
         },
         { name: "book_room", description: "Books a room.", schema: zodV3.object({ room: zodV3.string() }) },
       );
-      const [wrapped] = new ToolExecutor({ policies: { book_room: { sideEffects: true } } }).wrap([book]);
+      const { runContext, config } = oneRun();
+      const [wrapped] = new ToolExecutor({ runContext, policies: { book_room: { sideEffects: true } } }).wrap([book]);
       expect(Object.keys((wrapped.schema as unknown as { shape: Record<string, unknown> }).shape).sort()).toEqual(["confirm", "room"]);
-      await expect(wrapped.invoke({ room: 7 } as never)).resolves.toMatch(/^Invalid input for tool "book_room": room: /);
-      const preview = String(await wrapped.invoke({ room: "A1" } as never));
+      await expect(wrapped.invoke({ room: 7 } as never, config)).resolves.toMatch(/^Invalid input for tool "book_room": room: /);
+      const preview = String(await wrapped.invoke({ room: "A1" } as never, config));
       const token = /"confirm": "(ok-[0-9a-f]{8})"/.exec(preview)?.[1];
-      await expect(wrapped.invoke({ room: "A1", confirm: token } as never)).resolves.toBe("booked A1");
+      await expect(wrapped.invoke({ room: "A1", confirm: token } as never, config)).resolves.toBe("booked A1");
       expect(ran).toEqual([{ room: "A1" }]);
     });
   });
@@ -937,11 +970,12 @@ describe("ToolExecutor schema interop", () => {
         func: async (input: { id: number }) => `order ${input.id}`,
       });
       const { toolCalls, options } = recorder();
-      const [wrapped] = new ToolExecutor({ ...options, policies: { lookup_order: { sideEffects: true } } }).wrap([lookup]);
+      const { runContext, config } = oneRun();
+      const [wrapped] = new ToolExecutor({ ...options, runContext, policies: { lookup_order: { sideEffects: true } } }).wrap([lookup]);
       expect(Object.keys((wrapped.schema as { properties: Record<string, unknown> }).properties).sort()).toEqual(["confirm", "id"]);
       const tokenOf = (observation: unknown): string | undefined => /"confirm": "(ok-[0-9a-f]{8})"/.exec(String(observation))?.[1];
-      await expect(wrapped.invoke({ id: 5, confirm: tokenOf(await wrapped.invoke({ id: 5 } as never)) } as never)).resolves.toBe("order 5");
-      const invalid = await wrapped.invoke({ id: "five", confirm: tokenOf(await wrapped.invoke({ id: "five" } as never)) } as never);
+      await expect(wrapped.invoke({ id: 5, confirm: tokenOf(await wrapped.invoke({ id: 5 } as never, config)) } as never, config)).resolves.toBe("order 5");
+      const invalid = await wrapped.invoke({ id: "five", confirm: tokenOf(await wrapped.invoke({ id: "five" } as never, config)) } as never, config);
       expect(invalid).toMatch(/^Invalid input for tool "lookup_order"/);
       expect(toolCalls().map((event) => event.outcome)).toEqual(["dry_run", "success", "dry_run", "invalid_input"]);
     });

@@ -1,7 +1,7 @@
 import type { CallbackManagerForToolRun } from "@langchain/core/callbacks/manager";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface, ToolInterface } from "@langchain/core/tools";
-import { emitEvent, isRecord, wantsContent, type CircuitState, type ReinsEvent } from "@reins/core";
+import { emitEvent, isRecord, recordRunCall, wantsContent, type CircuitState, type ReinsEvent } from "@reins/core";
 import { directFuncOf } from "./call-original";
 import { checkCallCap, checkIdempotency, gateSideEffectCall, withIdempotencyClaim } from "./call-guards";
 import { createAttemptTimeout, createToolBreaker, createToolBulkhead, toCircuitState } from "./cockatiel-policies";
@@ -65,6 +65,7 @@ export class ToolExecutor {
   private readonly states = new Map<string, ToolState>();
   private readonly runs: RunSlots;
   private warnedNoRun = false;
+  private warnedUnbound = false;
   /** Numbers the calls, for the `callId` pairing `tool_start` with `tool_call`. */
   private callCount = 0;
   private readonly warnedUncached = new Set<string>();
@@ -213,6 +214,8 @@ export class ToolExecutor {
     const safe = this.untrusted.neutralize(result.observation);
     const observation = notes === undefined ? safe : `${safe}\n\n${this.untrusted.neutralize(notes)}`;
     const durationMs = Math.max(0, this.options.now() - startedAt);
+    // The run record: the call's typed outcome, for whoever sums up the run (never its wording).
+    if (run.context !== undefined) recordRunCall(run.context, { toolName: state.name, toolInput: rawInput, outcome: result.outcome, observation, durationMs });
     const content = wantsToolInput ? { toolInput, observation } : {};
     this.emit({ type: "tool_call", toolName: state.name, outcome: result.outcome, durationMs, error: result.error, runId: run.runId, callId, ...content });
     if (result.error !== undefined && result.outcome !== "dry_run") {
@@ -255,7 +258,7 @@ export class ToolExecutor {
     const cached = cache === undefined ? undefined : await readCache(this.context, cache, toolName, toolInput, run.runId);
     if (cached !== undefined) return cached;
 
-    const gate = await gateSideEffectCall(this.context, state, toolInput, prepared, run, this);
+    const gate = await gateSideEffectCall(this.context, state, toolInput, prepared, run, (name) => this.warnUnbound(name));
     if (gate !== undefined) return gate;
     const idempotency = checkIdempotency(state, toolInput, run, (name, feature) => this.warnNoRun(name, feature));
     if (idempotency !== undefined && "observation" in idempotency) return idempotency;
@@ -293,6 +296,17 @@ export class ToolExecutor {
     if (this.warnedUncached.has(toolName)) return;
     this.warnedUncached.add(toolName);
     this.log("warn", `Tool "${toolName}" has a cache but this call is not cached: ${reason}. (Logged once per tool.)`, { toolName });
+  }
+
+  private warnUnbound(toolName: string): void {
+    if (this.warnedUnbound) return;
+    this.warnedUnbound = true;
+    this.log(
+      "warn",
+      `Side-effect tool "${toolName}" was called outside an identifiable run (no run id: no LangChain callback handler attached), so no confirmation token can be bound to it and none is accepted; the call got a dry run. ` +
+        "Give the tool's policy an approve hook, pass callbacks to executor.invoke/stream (e.g. a LoopControlHandler), or use Reins' createReactAgent. (Logged once per executor.)",
+      { toolName },
+    );
   }
 
   private warnNoRun(toolName: string, feature: string): void {
