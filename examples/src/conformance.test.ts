@@ -63,19 +63,20 @@ const ROWS: readonly Row[] = [
   },
   {
     name: "the same call over and over: a repeat",
+    // The same call with the same result 3 times: 3 executions, the 4th identical call refused.
     decisions: forever(() => call("lookup", { query: "france" })),
-    expected: { stopReason: "repeat", modelCalls: 3, toolRuns: 2, outcomes: ["success", "success"], findings: ["What I found so far:"] },
+    expected: { stopReason: "repeat", modelCalls: 4, toolRuns: 3, outcomes: ["success", "success", "success"], findings: ["What I found so far:"] },
   },
   {
     name: "a failing call over and over: a repeat, its failure under what did not work",
     decisions: forever(() => call("crm_lookup", { customerId: "c-1" })),
     policies: { crm_lookup: { retry: { maxAttempts: 1 } } },
-    expected: { stopReason: "repeat", modelCalls: 3, toolRuns: 2, outcomes: ["error", "error"], findings: ["What did not work:"] },
+    expected: { stopReason: "repeat", modelCalls: 4, toolRuns: 3, outcomes: ["error", "error", "error"], findings: ["What did not work:"] },
   },
   {
     name: "two calls in turn, over and over: a cycle",
     decisions: forever((index) => call("lookup", { query: index % 2 === 0 ? "france" : "japan" })),
-    expected: { stopReason: "cycle", modelCalls: 5, toolRuns: 4, outcomes: ["success", "success", "success", "success"], findings: ["What I found so far:"] },
+    expected: { stopReason: "cycle", modelCalls: 6, toolRuns: 5, outcomes: ["success", "success", "success", "success", "success"], findings: ["What I found so far:"] },
   },
   {
     name: "the same thought over new inputs that find nothing new: a stall",
@@ -86,7 +87,6 @@ const ROWS: readonly Row[] = [
     name: "a polling call whose result changes every time, then the answer: progress, not a repeat",
     decisions: [...forever(() => call("job_status", { id: "j-1" }), 4), { answer: "The job is done." }],
     expected: { stopReason: "final_answer", modelCalls: 5, toolRuns: 4, outcomes: ["success", "success", "success", "success"] },
-    knownGap: "the repeat detector counts the same call whatever it returned; issue 20 part B makes a repeat the same call with the same result",
   },
   {
     name: "a failed call, then the answer",

@@ -288,7 +288,9 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         const calls: TurnCall[] = (last.tool_calls ?? []).filter((call) => !call.name.startsWith(STRUCTURED_OUTPUT_PREFIX)).map((call) => ({ name: call.name, args: call.args, ...(call.id !== undefined ? { id: call.id } : {}) }));
         if (calls.length === 0) audit?.answered(runId, last, modelStartedAtMs);
         else audit?.turn(runId, last, calls, modelStartedAtMs);
-        if (text.trim().length > 0) emit({ type: "step", runId, step: "thought" });
+        // One model turn is one thought, and (with tool calls) one action however many calls it makes
+        // (tool_calls_total counts the calls): action + finish ≤ thought holds as on the classic path.
+        emit({ type: "step", runId, step: "thought" });
         const decidedAtMs = now();
         emit({ type: "step_duration", runId, phase: "cycle", durationMs: Math.max(0, decidedAtMs - slot.lastDecisionAtMs) });
         slot.lastDecisionAtMs = decidedAtMs;
@@ -298,11 +300,12 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
           // Notes addressed to the previous turn's calls went out with their ToolMessages.
           return { stopReason: "final_answer" as const, reinsRun: { ...record, notes: record.notes.filter((note) => note.forToolCallId === undefined), activeMs } };
         }
-        for (let index = 0; index < calls.length; index += 1) emit({ type: "step", runId, step: "action" });
+        emit({ type: "step", runId, step: "action" });
         if (engine === undefined) return { reinsRun: { ...record, activeMs } };
         const watched = calls.filter((call) => correctionOf(call.id, slot, [last]) === undefined);
         const verdict = engine.turnChosen(record, text, watched, runMessagesOf(record, state.messages), activeMs);
-        for (const detection of verdict.detections) emit({ type: "loop_detection", runId, ...detection });
+        for (const detection of verdict.detections) emit({ type: "loop_detection", runId, kind: detection.kind, level: detection.level });
+        audit?.detected(runId, verdict.detections);
         record = { ...verdict.record, activeMs };
         if (verdict.stop !== undefined) return stopUpdate({ ...run, record }, verdict.stop, state.messages, calls);
         return { reinsRun: record };

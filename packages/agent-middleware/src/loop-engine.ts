@@ -30,10 +30,14 @@ export interface TurnCall {
   readonly id?: string;
 }
 
-/** One detector finding, for `loop_detection` events. */
+/** One detector finding, for `loop_detection` events and the audit trail. */
 export interface Detection {
   readonly kind: LoopKind;
   readonly level: "warn" | "stop";
+  /** Repetitions (repeat), full periods (cycle) or near-duplicate thoughts (stall). */
+  readonly count: number;
+  /** The call of the turn the finding is about. */
+  readonly call: TurnCall;
 }
 
 /** What a check decided: the next record, findings, and a stop when the run must end. */
@@ -136,7 +140,7 @@ export class LoopEngine {
       earlier.push({ key: step.key, toolName: step.toolName, detected, ...(thoughtHash !== undefined ? { thoughtHash } : {}) });
       added.push(step);
       if (found === undefined) continue;
-      detections.push({ kind: found.kind, level: found.level });
+      detections.push({ kind: found.kind, level: found.level, count: found.count, call });
       if (found.level === "stop") stop ??= { reason: found.kind, message: stopMessage(found.kind, call.name, found.count, this.options) };
       else if (found.note !== undefined && !notes.some((note) => JSON.stringify(note) === JSON.stringify(found.note))) notes.push(found.note);
     }

@@ -74,10 +74,12 @@ describe("createReinsMiddleware({ audit })", () => {
     const agent = createAgent({ model, tools: [search], middleware: [createReinsMiddleware({ audit: { sink: (record) => records.push(record) } })] });
     const result = await agent.invoke(input("Search forever"));
     expect(result.stopReason).toBe("repeat");
-    expect(records.map((record) => record.step)).toEqual([1, 2, 3, 4]);
-    expect(records[2]).toMatchObject({ outcome: "stopped", refused: true, stopReason: "repeat" });
-    expect(records[3].outcome).toBe("finish");
-    expect(records[3].answer).toContain("I stopped because I kept repeating the same step");
+    // Three identical calls ran (same result each time); the 4th was refused by the stop.
+    expect(records.map((record) => record.step)).toEqual([1, 2, 3, 4, 5]);
+    expect(records[2]).toMatchObject({ outcome: "warned" });
+    expect(records[3]).toMatchObject({ outcome: "stopped", refused: true, stopReason: "repeat" });
+    expect(records[4].outcome).toBe("finish");
+    expect(records[4].answer).toContain("I stopped because I kept repeating the same step");
   });
 
   it("rejects a bad audit option, naming the field", () => {

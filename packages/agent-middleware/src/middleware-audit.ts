@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { AIMessage, HumanMessage, type BaseMessage, type ToolMessage } from "@langchain/core/messages";
-import { fingerprintObservation, type ReinsEvent, type StopReason, type ToolCallOutcome } from "@reins/core";
+import { fingerprintObservation, type LoopKind, type ReinsEvent, type StopReason, type ToolCallOutcome } from "@reins/core";
 import { finishAuditRecord, stepAuditRecord, writeAuditRecord, type LoopAuditOptions } from "@reins/loop-control";
 import { textOf } from "./middleware-run-state";
 
@@ -19,6 +19,8 @@ interface AuditedTurn {
   readonly repairs: readonly string[];
   readonly calls: readonly AuditedCall[];
   readonly written: Set<string | AuditedCall>;
+  /** The loop detectors' findings about the turn's calls (by call id, or the call itself). */
+  readonly detections: Map<string | AuditedCall, { readonly kind: LoopKind; readonly level: "warn" | "stop"; readonly count: number }>;
 }
 
 interface AuditedRun {
@@ -124,7 +126,17 @@ export class MiddlewareAuditTrail {
     run.turns += 1;
     const now = this.now();
     const repairs = run.pendingRepairs.splice(0);
-    run.current = { number: run.turns, modelStartedAtMs: modelStartedAtMs ?? run.lastEndMs, decidedAtMs: now, thought: textOf(reply), repairs, calls, written: new Set() };
+    run.current = { number: run.turns, modelStartedAtMs: modelStartedAtMs ?? run.lastEndMs, decidedAtMs: now, thought: textOf(reply), repairs, calls, written: new Set(), detections: new Map() };
+  }
+
+  /**
+   * The loop detectors' findings about the current turn's calls (`afterModel`): a warned call's
+   * record reads `warned`, a stopped one carries the stop's detection, as on the classic path.
+   */
+  detected(runId: string, detections: ReadonlyArray<{ readonly kind: LoopKind; readonly level: "warn" | "stop"; readonly count: number; readonly call: AuditedCall }>): void {
+    const turn = this.runs.get(runId)?.current;
+    if (turn === undefined) return;
+    for (const { kind, level, count, call } of detections) turn.detections.set(call.id ?? call, { kind, level, count });
   }
 
   /** A call of the current turn got its ToolMessage (`wrapToolCall`). */
@@ -208,6 +220,7 @@ export class MiddlewareAuditTrail {
     run.records += 1;
     const llmMs = Math.max(0, turn.decidedAtMs - turn.modelStartedAtMs);
     const question = index === 0 ? run.question : undefined;
+    const detection = turn.detections.get(call.id ?? call);
     this.write(
       stepAuditRecord(run.runId, {
         index,
@@ -228,6 +241,7 @@ export class MiddlewareAuditTrail {
         ...(facts.callOutcome !== undefined ? { callOutcome: facts.callOutcome } : {}),
         ...(facts.observationRawChars !== undefined ? { observationRawChars: facts.observationRawChars } : {}),
         ...(facts.stopReason !== undefined ? { stopReason: facts.stopReason } : {}),
+        ...(detection !== undefined ? { detection } : {}),
         ...(question !== undefined ? { question } : {}),
       }),
     );

@@ -167,9 +167,9 @@ describe("@reins/otel through createAgent + createReinsMiddleware (real OpenTele
     expect(run.attributes["reins.run.status"]).toBe("stopped");
     expect(run.events.filter((event) => event.name === "reins.loop_detection").map((event) => event.attributes?.["reins.loop.kind"])).toContain("repeat");
     expect(run.events.find((event) => event.name === "reins.stop")?.attributes?.["reins.stop_reason"]).toBe("repeat");
-    // Default repeat detector: warns at the 2nd identical call, stops at the 3rd (not run).
+    // Default repeat detector: the same call with the same result runs 3 times; the 4th is refused (not run).
     const calls = spansNamed(spans, "execute_tool ");
-    expect(calls).toHaveLength(2);
+    expect(calls).toHaveLength(3);
     for (const call of calls) expect(call.parentSpanContext?.spanId).toBe(run.spanContext().spanId);
     expect(telemetry.otel.openRuns).toBe(0);
   });

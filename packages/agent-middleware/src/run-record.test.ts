@@ -205,12 +205,15 @@ describe("the run record's decisions on createAgent", () => {
     const model = fakeModel()
       .respondWithTools([{ name: "lookup", args: { query: "same" }, id: "first" }])
       .respondWithTools([{ name: "lookup", args: { query: "same" }, id: "second" }])
+      .respondWithTools([{ name: "lookup", args: { query: "same" }, id: "third" }])
       .respond(new AIMessage("Done."));
     const agent = createAgent({ model, tools: [lookup], middleware: [createReinsMiddleware()] });
     const result = await agent.invoke({ messages: [new HumanMessage("Look it up.")] });
-    const [first, second] = result.messages.filter((message): message is ToolMessage => ToolMessage.isInstance(message));
+    // The same call with the same result: the warning comes with the third result (two were identical already).
+    const [first, before, second] = result.messages.filter((message): message is ToolMessage => ToolMessage.isInstance(message));
     expect(first.content).toBe("Facts about same.");
     expect(first.metadata).toEqual({ reinsOutcome: "success" });
+    expect(before.content).toBe("Facts about same.");
     expect(String(second.content).startsWith("Facts about same.\n\n")).toBe(true);
     expect(String(second.content)).toMatch(/lookup/);
     expect(second.metadata?.reinsNotesAt).toBe("Facts about same.".length);
