@@ -19,4 +19,10 @@ export {
   type TypedAgentMetricDefinition,
 } from "./metric-catalog";
 export { MetricConflictError, MetricsEventError, MetricsOptionsError, ReinsMetricsError, type ReinsMetricsErrorOptions } from "./errors";
-export { startMetricsServer, type MetricsServer, type MetricsServerOptions } from "./metrics-server";
+export {
+  DEFAULT_METRICS_SERVER_OPTIONS,
+  MAX_METRICS_SERVER_CONNECTIONS,
+  startMetricsServer,
+  type MetricsServer,
+  type MetricsServerOptions,
+} from "./metrics-server";
