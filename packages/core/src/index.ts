@@ -89,6 +89,7 @@ export {
   type ReActTagFamily,
   type ReActTagShape,
 } from "./react-grammar";
+export { foldText, normalizeLineBreaks, UNICODE_LINE_BREAKS } from "./untrusted-text-view";
 export {
   hasNeutralizedMarks,
   neutralizeUntrustedText,

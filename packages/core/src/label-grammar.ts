@@ -9,7 +9,13 @@
  * words (`action_input`), a step number (`Action 2:`, `Thought 1:`), a full-width colon (`：`), and
  * a colon placed inside the bold markers (`**Action:**`). Matching is a single left-to-right scan:
  * linear in the line's length.
+ *
+ * Lines and label words are both read through the view of `untrusted-text-view.ts` (NFKC,
+ * confusable skeletons, format and combining characters removed, every space separator a space):
+ * the neutraliser reads tool output through that view too, so a look-alike label the parser would
+ * read is one the neutraliser marks. The match's `labelText` and `value` are the original text.
  */
+import { foldedView, foldText } from "./untrusted-text-view";
 
 /** The labels of the ReAct format (Yao et al., 2022, as LangChain's MRKL prompt writes them). */
 export type ReActLabel =
@@ -63,11 +69,11 @@ function isColon(character: string): boolean {
   return character === ":" || character === "\uff1a";
 }
 
-/** Normalises a custom label word list entry: lower case, separators collapsed to one space. */
+/** Normalises a custom label word list entry: folded as the view folds text, lower case, separators collapsed to one space. */
 export function normalizeLabelWord(word: string): string {
   let result = "";
   let pendingSpace = false;
-  for (const character of word.trim().toLowerCase()) {
+  for (const character of foldText(word).trim().toLowerCase()) {
     if (isWordSeparator(character)) {
       pendingSpace = result.length > 0;
       continue;
@@ -146,6 +152,34 @@ export function matchReActLabel(
   line: string,
   labels: ReActLabelSet = DEFAULT_REACT_LABELS,
 ): ReActLabelMatch | undefined {
+  const view = foldedView(line);
+  const found = matchOnView(view.text, labels);
+  if (found === undefined) return undefined;
+  const starts = view.starts;
+  // Positions in the view map back to the original line: the label and value as written.
+  const at = (position: number): number => (starts === undefined ? position : (starts[position] as number));
+  const valueOffset = at(found.valueStart);
+  const match: { -readonly [K in keyof ReActLabelMatch]: ReActLabelMatch[K] } = {
+    label: found.label,
+    labelText: line.slice(at(found.labelStart), at(found.labelEnd)).trim(),
+    value: line.slice(valueOffset, found.valueEnd >= view.text.length ? line.length : at(found.valueEnd)),
+    valueOffset,
+  };
+  if (found.stepNumber !== undefined) match.stepNumber = found.stepNumber;
+  return match;
+}
+
+/** A label found in a view line, in view positions. */
+interface ViewLabelMatch {
+  readonly label: ReActLabel;
+  readonly labelStart: number;
+  readonly labelEnd: number;
+  readonly valueStart: number;
+  readonly valueEnd: number;
+  readonly stepNumber: number | undefined;
+}
+
+function matchOnView(line: string, labels: ReActLabelSet): ViewLabelMatch | undefined {
   const compiled = compile(labels);
   const length = line.length;
   let index = 0;
@@ -235,7 +269,7 @@ function readLabelTail(
   labelStart: number,
   label: ReActLabel,
   stepBefore: number | undefined,
-): ReActLabelMatch | undefined {
+): ViewLabelMatch | undefined {
   const length = line.length;
   let index = wordEnd;
   while (index < length && (isSpace(line[index]) || line[index] === "_" || line[index] === "-")) index += 1;
@@ -250,17 +284,10 @@ function readLabelTail(
   // Closing markdown after the colon: "**Action:** search".
   const afterColon = index;
   while (index < length && MARKDOWN_MARKERS.has(line[index]) && line[index] !== "`") index += 1;
-  let value = line.slice(index);
+  let valueEnd = length;
   // The whole line in emphasis ("**Action Input: x**"): the closing markers end the value instead.
-  if (index === afterColon) value = withoutClosingEmphasis(value, openingEmphasis(line, labelStart));
-  const match: { -readonly [K in keyof ReActLabelMatch]: ReActLabelMatch[K] } = {
-    label,
-    labelText: line.slice(labelStart, labelEnd).trim(),
-    value,
-    valueOffset: index,
-  };
-  if (stepNumber !== undefined) match.stepNumber = stepNumber;
-  return match;
+  if (index === afterColon) valueEnd = index + withoutClosingEmphasis(line.slice(index), openingEmphasis(line, labelStart)).length;
+  return { label, labelStart, labelEnd, valueStart: index, valueEnd, stepNumber };
 }
 
 /**

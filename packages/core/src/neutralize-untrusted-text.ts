@@ -14,8 +14,9 @@
  */
 import { NEUTRALIZED_CLOSE, NEUTRALIZED_TAG_OPEN } from "./neutralized-marks";
 import { DEFAULT_REACT_GRAMMAR, type ReActGrammar } from "./react-grammar";
+import { findLabelEdges } from "./untrusted-text-edges";
 import { findBlobs, findCalls, findLabels, findTags } from "./untrusted-text-shapes";
-import { applyEdits, decodedView, type Edit } from "./untrusted-text-view";
+import { applyEdits, decodedView, type Edit, foldText } from "./untrusted-text-view";
 import { findWrittenCallShapes } from "./written-call-shapes";
 
 export { NEUTRALIZED_CLOSE, NEUTRALIZED_LINE_PREFIX, NEUTRALIZED_OPEN, NEUTRALIZED_TAG_OPEN } from "./neutralized-marks";
@@ -52,6 +53,7 @@ export function neutralizeUntrustedText(text: string, grammar: ReActGrammar = DE
   findBlobs(view.text, grammar, edits, found);
   findCalls(view.text, grammar, edits, found);
   findWrittenCallShapes(view.text, edits, found);
+  findLabelEdges(view.text, grammar, edits, found);
   return { text: applyEdits(text, view, edits), found };
 }
 
@@ -64,7 +66,8 @@ export function hasNeutralizedMarks(text: string): boolean {
   if (text.includes(NEUTRALIZED_TAG_OPEN)) return true;
   if (!text.includes(NEUTRALIZED_CLOSE)) return false;
   // The marks hug the quoted word (`«Final Answer»:`); French guillemets have spaces inside (« oui »).
-  return NEUTRALIZED_MARK.test(text);
+  // Read through the view, so a look-alike colon (`«Final Answer»∶`) counts too.
+  return NEUTRALIZED_MARK.test(text) || NEUTRALIZED_MARK.test(foldText(text));
 }
 
 const NEUTRALIZED_MARK = /\u00ab[^\s\u00ab\u00bb](?:[^\u00ab\u00bb\n]{0,80}[^\s\u00ab\u00bb])?\u00bb(?:\s*[*_`~]*\s*[:\uff1a]|["'`]\s*:|\s*[[(])/;
