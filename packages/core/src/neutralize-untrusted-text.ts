@@ -70,4 +70,6 @@ export function hasNeutralizedMarks(text: string): boolean {
   return NEUTRALIZED_MARK.test(text) || NEUTRALIZED_MARK.test(foldText(text));
 }
 
-const NEUTRALIZED_MARK = /\u00ab[^\s\u00ab\u00bb](?:[^\u00ab\u00bb\n]{0,80}[^\s\u00ab\u00bb])?\u00bb(?:\s*[*_`~]*\s*[:\uff1a]|["'`]\s*:|\s*[[(])/;
+// A quoted label edge (`«Final Ans»`) joined to the next observation reads `«Final Ans»wer:`: letters
+// may follow the closing mark before the colon.
+const NEUTRALIZED_MARK = /\u00ab[^\s\u00ab\u00bb](?:[^\u00ab\u00bb\n]{0,80}[^\s\u00ab\u00bb])?\u00bb(?:[\p{L}\p{N}]{0,40}\s*[*_`~]*\s*[:\uff1a]|["'`]\s*:|\s*[[(])/u;

@@ -274,10 +274,14 @@ export function applyEdits(original: string, view: View, edits: Edit[]): string 
   edits.sort((left, right) => left.at - right.at || Number(left.replace) - Number(right.replace));
   let result = "";
   let cursor = 0;
+  let lastInsert: { start: number; text: string } | undefined;
   for (const edit of edits) {
     const start = view.starts === undefined ? edit.at : (view.starts[edit.at] as number);
     const end = view.ends === undefined ? edit.at + 1 : (view.ends[edit.at] as number);
     if (start < cursor) continue;
+    // Two finders marking the same spot (a label that is also a blob key) mark it once.
+    if (!edit.replace && lastInsert !== undefined && lastInsert.start === start && lastInsert.text === edit.text) continue;
+    lastInsert = edit.replace ? undefined : { start, text: edit.text };
     result += original.slice(cursor, start) + edit.text;
     cursor = edit.replace ? Math.min(original.length, end) : start;
   }
