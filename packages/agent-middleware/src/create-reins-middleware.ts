@@ -135,6 +135,7 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
   const now = loopOptions?.now ?? Date.now;
 
   const emit = (event: ReinsEvent): void => emitEvent(event, [metrics, onEvent]);
+  if (audit !== undefined) audit.emit = emit;
   const liveRuns: string[] = [];
 
   const slotOf = (context: RunContext | undefined): RunSlot | undefined => context?.slots.get(RUN_SLOT) as RunSlot | undefined;

@@ -72,6 +72,19 @@ export interface ParserRepairEvent {
   readonly runId?: string;
 }
 
+/**
+ * Secrets were redacted before text left the process (see `createSecretRedactor`): counted by
+ * `secrets_redacted_total`, like a repair, so a redaction is never silent.
+ */
+export interface SecretRedactionEvent {
+  readonly type: "secret_redaction";
+  /** Where: the audit trail, OpenTelemetry content attributes, or a failure preview the model reads. */
+  readonly surface: "audit" | "otel" | "preview";
+  /** The kind of each secret removed, one entry per match (`openai_api_key`, `authorization`, …). */
+  readonly kinds: readonly string[];
+  readonly runId?: string;
+}
+
 /** The parser rejected the model's text and sent a corrective observation back. */
 export interface ParserErrorEvent {
   readonly type: "parser_error";
@@ -232,6 +245,7 @@ export interface LoopDetectionEvent {
 /** Every event Reins emits. */
 export type ReinsEvent =
   | ParserRepairEvent
+  | SecretRedactionEvent
   | ParserErrorEvent
   | ToolStartEvent
   | ToolCallEvent
