@@ -34,6 +34,7 @@ describe("redactSecrets", () => {
       ["prose", "The task-runner ask-me-anything sk- page is fine."],
       ["a URL without credentials", "https://example.com:8080/path?x=1"],
       ["a short bearer word", "the Bearer of bad news"],
+      ["the word token in prose", "the token expired12345 yesterday"],
       ["a UUID", "id 123e4567-e89b-12d3-a456-426614174000"],
     ])("keeps %s", (_what, input) => {
       expect(redactSecrets(input)).toEqual({ value: input, kinds: [] });

@@ -32,7 +32,8 @@ export const DEFAULT_SECRET_PATTERNS: readonly SecretPattern[] = Object.freeze([
   { kind: "aws_access_key_id", pattern: /(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}(?![A-Z0-9])/g },
   { kind: "aws_secret_access_key", pattern: /((?:aws_?secret_?access_?key|secretAccessKey)["']?\s{0,4}[:=]\s{0,4}["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])/gi },
   { kind: "jwt", pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{8,4096}/g },
-  { kind: "authorization", pattern: /((?:Bearer|Basic|Token)\s{1,4})[A-Za-z0-9\-._~+/]{8,4096}={0,2}/gi },
+  { kind: "authorization", pattern: /((?:Proxy-)?Authorization["']?\s{0,4}[:=]\s{0,4}["']?(?:(?:Bearer|Basic|Token|Digest)\s{1,4})?)[^\s"',;]{8,4096}/gi },
+  { kind: "authorization", pattern: /(Bearer\s{1,4})[A-Za-z0-9\-._~+/]{16,4096}={0,2}/gi },
   { kind: "url_credentials", pattern: /((?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/)[^\s:@/?#]{1,256}:[^\s@/?#]{1,256}@/g },
 ].map((entry) => Object.freeze(entry)));
 
