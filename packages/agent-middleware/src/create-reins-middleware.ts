@@ -200,6 +200,17 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
     for (const note of notes) context.loop.pendingNotes.push(note);
   };
 
+  const registeredTools = new WeakSet<object>();
+  const registerAgentTools = (tools: readonly StructuredToolInterface[]): void => {
+    const names = tools.filter((tool) => !registeredTools.has(tool) && !tool.name.startsWith(STRUCTURED_OUTPUT_PREFIX)).map((tool) => (registeredTools.add(tool), tool.name));
+    if (names.length === 0) return;
+    try {
+      metrics?.registerTools?.(names);
+    } catch (error) {
+      (loopOptions?.onError ?? auditWarning)(error);
+    }
+  };
+
   /** The Reins-wrapped version of a tool (the ToolExecutor keeps one wrapper per tool object). */
   const wrappedOf = (tool: StructuredToolInterface): StructuredToolInterface => (toolExecutor === undefined ? tool : toolExecutor.wrapTool(tool));
 
@@ -237,6 +248,8 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
       const tools = (request.tools ?? []).filter(
         (tool): tool is StructuredToolInterface => tool !== null && typeof tool === "object" && typeof (tool as { name?: unknown }).name === "string",
       );
+      // The agent's own tools (not the structured-output ones) are the `tool` label's values; names the model invents are `unregistered`.
+      registerAgentTools(tools);
       if (repairOptions === undefined || tools.length === 0) return response;
       const run = runOf(request.state as { reinsRunId?: string });
       const messages = (request.state as { messages?: BaseMessage[] }).messages ?? request.messages;

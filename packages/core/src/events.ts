@@ -273,6 +273,15 @@ export interface ReinsEventRecorder {
    * @default undefined (no content)
    */
   readonly captureContent?: boolean;
+  /**
+   * Registers an agent's tool names as the values its `tool` label may take (Prometheus: bounded
+   * labels). Agents call it as they are built, with their own tools (`createReactAgent`, the
+   * ToolExecutor as it wraps a tool, the `createAgent` middleware from the model request's tools);
+   * a recorder shared by several agents learns each one's. Any other name is recorded as one fixed
+   * value (`unregistered`), never learned.
+   * @param toolNames - the agent's tool names
+   */
+  registerTools?(toolNames: readonly string[]): void;
 }
 
 /**

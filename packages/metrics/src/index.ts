@@ -13,6 +13,7 @@ export {
   OTHER_LABEL,
   TOKEN_TYPE_VALUES,
   UNKNOWN_TOOL_LABEL,
+  UNREGISTERED_TOOL_LABEL,
   type AgentMetricDefinition,
   type AgentMetricKey,
   type AgentMetricType,

@@ -42,8 +42,10 @@ export const LOOP_LEVEL_VALUES = Object.freeze(["warn", "stop"] as const);
 /** `type` of `tokens_total`. */
 export const TOKEN_TYPE_VALUES = Object.freeze(["input", "output"] as const);
 
-/** The label value used for a tool name that is not registered. */
-export const UNKNOWN_TOOL_LABEL = "unknown";
+/** The `tool` label value of a tool name no agent registered (an invented name, a typo): one fixed value, never learned. */
+export const UNREGISTERED_TOOL_LABEL = "unregistered";
+/** @deprecated The same value as {@link UNREGISTERED_TOOL_LABEL} (`"unregistered"`; it was `"unknown"`). */
+export const UNKNOWN_TOOL_LABEL = UNREGISTERED_TOOL_LABEL;
 /** The label value used for a parse reason or repair kind outside the allowed set. */
 export const OTHER_LABEL = "other";
 
