@@ -4,6 +4,7 @@ import { tool } from "@langchain/core/tools";
 import { createAgent } from "langchain";
 import { Registry } from "prom-client";
 import { z } from "zod/v4";
+import type { ReinsEvent } from "@reins/core";
 import { createAgentMetrics } from "@reins/metrics";
 import { createReinsMiddleware } from "./index";
 
@@ -19,8 +20,9 @@ describe("createReinsMiddleware", () => {
       const invented = Array.from({ length: 60 }, (_, index) => ({ name: `invented_${index}`, args: {}, id: `call_${index}` }));
       const model = fakeModel().respondWithTools(invented).respondWithTools([{ name: "search", args: { query: "Oslo" }, id: "call_real" }]).respond(new AIMessage("Done."));
       const seen: string[] = [];
-      const onEvent = (event: { toolName?: unknown }): void => {
-        if (typeof event.toolName === "string") seen.push(event.toolName);
+      const onEvent = (event: ReinsEvent): void => {
+        const toolName = (event as { toolName?: unknown }).toolName;
+        if (typeof toolName === "string") seen.push(toolName);
       };
       const agent = createAgent({ model, tools: [search, weather], middleware: [createReinsMiddleware({ metrics, onEvent })] });
       const result = await agent.invoke({ messages: [new HumanMessage("Look it up")] });

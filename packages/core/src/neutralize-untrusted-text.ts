@@ -4,9 +4,12 @@
  * values, previews, quoted findings) goes through it, so nothing in it can act as an action or a
  * finish when the model copies it into its reply.
  *
- * Matching reads a decoded view of the text: HTML entities (`&lt;`, `&#60;`, `&#x3c;`, double
- * `&amp;lt;`), JSON/JS string escapes (`\n`, `\"`, `\u003c`, `\x3c`), CR and CR-LF line breaks,
- * zero-width characters and soft hyphens (dropped), full-width `：＜＞［］（）`. Edits are made
+ * Matching reads the one normalised view of `untrusted-text-view.ts` (the parser reads labels
+ * through it too): HTML entities (`&lt;`, `&#60;`, `&#x3c;`, double `&amp;lt;`), JSON/JS string
+ * escapes (`\n`, `\"`, `\u003c`, `\x3c`), then per Unicode class every line break a line break,
+ * format, combining and control characters removed, every space separator a space, NFKC and the
+ * TR39 confusable skeleton (look-alike letters). The edges of the text are checked for a label
+ * split across two observations (`untrusted-text-edges.ts`). Edits are made
  * in the original text at the positions the view maps back to, so the text stays as written
  * except for visible marks: a label is quoted (`«Final Answer»: …`), a line that would still read
  * as one gets `| ` before it, a tag's `<` becomes `‹`, a blob's name key is quoted (`"«action»"`),

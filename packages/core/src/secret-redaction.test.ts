@@ -69,6 +69,13 @@ describe("createSecretRedactor", () => {
       expect(kinds).toEqual(["authorization", "google_api_key"]);
     });
 
+    it("keeps a __proto__ key an own key of the copy", () => {
+      const input = JSON.parse('{"__proto__": {"token": "Bearer abcdefghijklmnop"}}') as Record<string, unknown>;
+      const { value } = createSecretRedactor().redactValue(input);
+      expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+      expect(Object.getOwnPropertyDescriptor(value, "__proto__")?.value).toEqual({ token: "Bearer [redacted authorization]" });
+    });
+
     it("stops at cycles", () => {
       const cyclic: Record<string, unknown> = { token: "Bearer abcdefghijklmnop" };
       cyclic.self = cyclic;

@@ -160,7 +160,8 @@ export function createSecretRedactor(options: SecretRedactionOptions | false = {
         if (next !== element || nextKey !== key) {
           copy ??= { ...(item as Record<string, unknown>) };
           if (nextKey !== key) delete copy[key];
-          copy[nextKey] = next;
+          // defineProperty: a key such as "__proto__" stays a plain own key.
+          Object.defineProperty(copy, nextKey, { value: next, enumerable: true, writable: true, configurable: true });
         }
       }
       return copy ?? item;

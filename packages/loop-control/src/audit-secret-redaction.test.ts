@@ -31,7 +31,7 @@ describe("LoopControlHandler", () => {
       const redactions = events.filter((event) => event.type === "secret_redaction");
       expect(redactions).toHaveLength(1);
       expect(redactions[0]).toMatchObject({ type: "secret_redaction", surface: "audit", runId: "run-1" });
-      expect((redactions[0] as { kinds: string[] }).kinds).toContain("openai_api_key");
+      expect((redactions[0] as { kinds: readonly string[] }).kinds).toContain("openai_api_key");
     });
 
     it("applies the user's redact first, then the secret patterns, extra ones included", async () => {
