@@ -15,7 +15,7 @@
  * the neutraliser reads tool output through that view too, so a look-alike label the parser would
  * read is one the neutraliser marks. The match's `labelText` and `value` are the original text.
  */
-import { foldedView, foldText } from "./untrusted-text-view";
+import { foldCodePoint, foldedView, foldText } from "./untrusted-text-view";
 
 /** The labels of the ReAct format (Yao et al., 2022, as LangChain's MRKL prompt writes them). */
 export type ReActLabel =
@@ -152,7 +152,12 @@ export function matchReActLabel(
   line: string,
   labels: ReActLabelSet = DEFAULT_REACT_LABELS,
 ): ReActLabelMatch | undefined {
-  const view = foldedView(line);
+  const compiled = compile(labels);
+  // Only the start of the line can hold the label: the view is made of a bounded window (past the
+  // leading whitespace, markdown and removed characters), so a caller scanning many positions of
+  // one long line stays linear. The value is read from the original line.
+  const window = line.length <= 256 ? line : line.slice(0, labelWindowEnd(line, compiled.maxWordLength));
+  const view = foldedView(window);
   const found = matchOnView(view.text, labels);
   if (found === undefined) return undefined;
   const starts = view.starts;
@@ -162,7 +167,7 @@ export function matchReActLabel(
   const match: { -readonly [K in keyof ReActLabelMatch]: ReActLabelMatch[K] } = {
     label: found.label,
     labelText: line.slice(at(found.labelStart), at(found.labelEnd)).trim(),
-    value: line.slice(valueOffset, found.valueEnd >= view.text.length ? line.length : at(found.valueEnd)),
+    value: withoutClosingEmphasis(line.slice(valueOffset), found.closingEmphasis),
     valueOffset,
   };
   if (found.stepNumber !== undefined) match.stepNumber = found.stepNumber;
@@ -175,8 +180,30 @@ interface ViewLabelMatch {
   readonly labelStart: number;
   readonly labelEnd: number;
   readonly valueStart: number;
-  readonly valueEnd: number;
+  /** Emphasis markers that end the value instead (`**Action Input: x**`), or "". */
+  readonly closingEmphasis: string;
   readonly stepNumber: number | undefined;
+}
+
+/** ASCII characters `matchReActLabel` may skip before a label word (whitespace, markdown, bullets, list numbers). */
+const ASCII_LEAD = /[ \t*_#>`~+\-.)0-9]/;
+
+/** End of the window a label must lie in: past the leading run of skippable or removed characters, then room for the longest label. */
+function labelWindowEnd(line: string, maxWordLength: number): number {
+  let index = 0;
+  while (index < line.length) {
+    const code = line.charCodeAt(index);
+    if (code < 128) {
+      if (!ASCII_LEAD.test(line[index] as string)) break;
+      index += 1;
+      continue;
+    }
+    const codePoint = line.codePointAt(index) as number;
+    const folded = foldCodePoint(codePoint);
+    if (folded !== "" && folded !== " ") break;
+    index += codePoint > 0xffff ? 2 : 1;
+  }
+  return Math.min(line.length, index + maxWordLength * 8 + 64);
 }
 
 function matchOnView(line: string, labels: ReActLabelSet): ViewLabelMatch | undefined {
@@ -284,10 +311,9 @@ function readLabelTail(
   // Closing markdown after the colon: "**Action:** search".
   const afterColon = index;
   while (index < length && MARKDOWN_MARKERS.has(line[index]) && line[index] !== "`") index += 1;
-  let valueEnd = length;
   // The whole line in emphasis ("**Action Input: x**"): the closing markers end the value instead.
-  if (index === afterColon) valueEnd = index + withoutClosingEmphasis(line.slice(index), openingEmphasis(line, labelStart)).length;
-  return { label, labelStart, labelEnd, valueStart: index, valueEnd, stepNumber };
+  const closingEmphasis = index === afterColon ? openingEmphasis(line, labelStart) : "";
+  return { label, labelStart, labelEnd, valueStart: index, closingEmphasis, stepNumber };
 }
 
 /**

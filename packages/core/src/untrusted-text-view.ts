@@ -188,12 +188,24 @@ export function foldedView(text: string): View {
 
 function buildView(text: string, decode: boolean): View {
   if (!(decode ? NEEDS_DECODING : NEEDS_FOLDING).test(text)) return { text, starts: undefined, ends: undefined };
-  const starts = new Int32Array(text.length * 2 + 1);
-  const ends = new Int32Array(text.length * 2 + 1);
+  let starts = new Int32Array(text.length + 17);
+  let ends = new Int32Array(text.length + 17);
   const parts: string[] = [];
   let count = 0;
+  // NFKC may make one character many (U+FDFA is 18): the maps grow as needed.
+  const reserve = (units: number): void => {
+    if (count + units + 1 <= starts.length) return;
+    const size = Math.max(starts.length * 2, count + units + 1);
+    const grownStarts = new Int32Array(size);
+    grownStarts.set(starts);
+    starts = grownStarts;
+    const grownEnds = new Int32Array(size);
+    grownEnds.set(ends);
+    ends = grownEnds;
+  };
   const push = (decoded: string, start: number, end: number): void => {
     parts.push(decoded);
+    reserve(decoded.length);
     for (let unit = 0; unit < decoded.length; unit += 1) {
       starts[count] = start;
       ends[count] = end;
@@ -205,6 +217,7 @@ function buildView(text: string, decode: boolean): View {
   const flush = (): void => {
     if (index > runStart) {
       parts.push(text.slice(runStart, index));
+      reserve(index - runStart);
       for (let position = runStart; position < index; position += 1) {
         starts[count] = position;
         ends[count] = position + 1;
