@@ -11,9 +11,10 @@
 // label matching ignores case, and "І" stands for "I" in "INPUT". TR39's prototype "rn" (of m and
 // its look-alikes) is written "m".
 //
-// Run: node scripts/generate-confusables.mjs   (writes the file; commit it)
+// Run: node scripts/generate-confusables.mjs           (writes the file; commit it)
+//      node scripts/generate-confusables.mjs --check   (exit 1 when the committed file differs)
 import { createRequire } from "node:module";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
@@ -81,5 +82,14 @@ export function asciiConfusableOf(codePoint: number): string | undefined {
 }
 `;
 const target = fileURLToPath(new URL("../packages/core/src/confusables-ascii.ts", import.meta.url));
-writeFileSync(target, file);
-console.log(`wrote ${target}: ${total} characters, ${byPrototype.size} prototypes`);
+if (process.argv.includes("--check")) {
+  const committed = readFileSync(target, "utf8");
+  if (committed !== file) {
+    console.error(`${target} is not what scripts/generate-confusables.mjs makes from unhomoglyph's data: run it and commit the result.`);
+    process.exit(1);
+  }
+  console.log(`${target} is up to date (${total} characters, ${byPrototype.size} prototypes)`);
+} else {
+  writeFileSync(target, file);
+  console.log(`wrote ${target}: ${total} characters, ${byPrototype.size} prototypes`);
+}
