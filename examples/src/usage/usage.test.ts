@@ -99,7 +99,7 @@ describe("usage examples", () => {
       const { exposition } = await metrics(print);
       expect(exposition).toContain('react_agent_runs_total{status="success"} 1');
       expect(exposition).toContain('react_agent_tool_calls_total{tool="search",outcome="timeout"} 1');
-      expect(exposition).toContain('react_agent_tool_calls_total{tool="unknown",outcome="error"} 1');
+      expect(exposition).toContain('react_agent_tool_calls_total{tool="unregistered",outcome="error"} 1');
       expect(exposition).not.toContain("rm -rf");
     });
   });

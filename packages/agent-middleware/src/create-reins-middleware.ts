@@ -161,6 +161,7 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
   const emit = (event: ReinsEvent): void => emitEvent(event, [metrics, onEvent]);
   const engine = loopOptions === undefined ? undefined : new LoopEngine(loopOptions);
   const runs = new MiddlewareRunContexts(runContext, maxActiveRuns, now);
+  if (audit !== undefined) audit.emit = emit;
 
   type RunState = { messages: BaseMessage[]; reinsRun?: ReinsRunRecord; stopReason?: StopReason };
   const runOf = (state: unknown): (LiveRun & { record: ReinsRunRecord }) | undefined => {
@@ -203,6 +204,17 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
       reinsRun,
       messages: [...notRun, new AIMessage({ content: finish.returnValues.output, response_metadata: { stopReason: decision.reason, stopMessage: decision.message } })],
     };
+  };
+
+  const registeredTools = new WeakSet<object>();
+  const registerAgentTools = (tools: readonly StructuredToolInterface[]): void => {
+    const names = tools.filter((tool) => !registeredTools.has(tool) && !tool.name.startsWith(STRUCTURED_OUTPUT_PREFIX)).map((tool) => (registeredTools.add(tool), tool.name));
+    if (names.length === 0) return;
+    try {
+      metrics?.registerTools?.(names);
+    } catch (error) {
+      (loopOptions?.onError ?? auditWarning)(error);
+    }
   };
 
   /** The Reins-wrapped version of a tool (the ToolExecutor keeps one wrapper per tool object). */
@@ -260,6 +272,8 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
       const tools = (request.tools ?? []).filter(
         (tool): tool is StructuredToolInterface => tool !== null && typeof tool === "object" && typeof (tool as { name?: unknown }).name === "string",
       );
+      // The agent's own tools (not the structured-output ones) are the `tool` label's values; names the model invents are `unregistered`.
+      registerAgentTools(tools);
       if (repairOptions === undefined || tools.length === 0) return response;
       const run = runOf(request.state);
       const messages = (request.state as { messages?: BaseMessage[] }).messages ?? request.messages;

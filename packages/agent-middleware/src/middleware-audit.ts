@@ -81,6 +81,8 @@ export class MiddlewareAuditTrail {
     private readonly onError: (error: unknown) => void,
     /** Most runs kept at once (a run that threw never ends); the oldest is dropped beyond it. */
     private readonly maxRuns = 10_000,
+    /** Where a `secret_redaction` event of the audit goes (set once the middleware's emitter exists). */
+    public emit?: (event: ReinsEvent) => void,
   ) {}
 
   /** The event listener (give it to the ToolExecutor and the cleaner): notes the outcome of the call in scope. */
@@ -248,7 +250,7 @@ export class MiddlewareAuditTrail {
   }
 
   private write(record: Parameters<typeof writeAuditRecord>[1]): void {
-    writeAuditRecord(this.audit, record, this.onError);
+    writeAuditRecord(this.audit, record, this.onError, this.emit);
   }
 }
 

@@ -3,7 +3,7 @@ import { emitEvent, type ReinsEvent, type ReinsEventRecorder } from "./events";
 /**
  * One recorder that sends every event to each of `recorders`, e.g. the Prometheus catalog and the
  * OpenTelemetry recorder together, for a piece's single `metrics` option. It asks for content
- * (`captureContent`) when any of them does. A recorder that throws never stops the others: its
+ * (`captureContent`) when any of them does, and passes `registerTools` to each that has it. A recorder that throws never stops the others: its
  * error goes to `onError` (default: ignored), as with {@link emitEvent}.
  *
  * @param recorders - the recorders; `undefined` entries are skipped
@@ -23,5 +23,14 @@ export function combineRecorders(
   return Object.freeze({
     captureContent: targets.some((recorder) => recorder.captureContent === true),
     record: (event: ReinsEvent) => emitEvent(event, targets, onError),
+    registerTools: (toolNames: readonly string[]) => {
+      for (const recorder of targets) {
+        try {
+          recorder.registerTools?.(toolNames);
+        } catch (error) {
+          onError?.(error);
+        }
+      }
+    },
   });
 }

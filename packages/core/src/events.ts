@@ -72,6 +72,19 @@ export interface ParserRepairEvent {
   readonly runId?: string;
 }
 
+/**
+ * Secrets were redacted before text left the process (see `createSecretRedactor`): counted by
+ * `secrets_redacted_total`, like a repair, so a redaction is never silent.
+ */
+export interface SecretRedactionEvent {
+  readonly type: "secret_redaction";
+  /** Where: the audit trail, OpenTelemetry content attributes, or a failure preview the model reads. */
+  readonly surface: "audit" | "otel" | "preview";
+  /** The kind of each secret removed, one entry per match (`openai_api_key`, `authorization`, …). */
+  readonly kinds: readonly string[];
+  readonly runId?: string;
+}
+
 /** The parser rejected the model's text and sent a corrective observation back. */
 export interface ParserErrorEvent {
   readonly type: "parser_error";
@@ -232,6 +245,7 @@ export interface LoopDetectionEvent {
 /** Every event Reins emits. */
 export type ReinsEvent =
   | ParserRepairEvent
+  | SecretRedactionEvent
   | ParserErrorEvent
   | ToolStartEvent
   | ToolCallEvent
@@ -259,6 +273,15 @@ export interface ReinsEventRecorder {
    * @default undefined (no content)
    */
   readonly captureContent?: boolean;
+  /**
+   * Registers an agent's tool names as the values its `tool` label may take (Prometheus: bounded
+   * labels). Agents call it as they are built, with their own tools (`createReactAgent`, the
+   * ToolExecutor as it wraps a tool, the `createAgent` middleware from the model request's tools);
+   * a recorder shared by several agents learns each one's. Any other name is recorded as one fixed
+   * value (`unregistered`), never learned.
+   * @param toolNames - the agent's tool names
+   */
+  registerTools?(toolNames: readonly string[]): void;
 }
 
 /**

@@ -15,6 +15,7 @@ export {
   type ObservationCleanedEvent,
   type ParserErrorEvent,
   type ParserRepairEvent,
+  type SecretRedactionEvent,
   type ReinsEvent,
   type ReinsEventListener,
   type ReinsEventRecorder,
@@ -94,6 +95,18 @@ export {
   type ReActTagFamily,
   type ReActTagShape,
 } from "./react-grammar";
+export {
+  DEFAULT_SECRET_PATTERNS,
+  DEFAULT_SECRET_REDACTOR,
+  SecretRedactionOptionsError,
+  createSecretRedactor,
+  redactSecrets,
+  type SecretPattern,
+  type SecretRedactionOptions,
+  type SecretRedactionResult,
+  type SecretRedactor,
+} from "./secret-redaction";
+export { foldText, normalizeLineBreaks, UNICODE_LINE_BREAKS } from "./untrusted-text-view";
 export {
   hasNeutralizedMarks,
   neutralizeUntrustedText,

@@ -9,7 +9,13 @@
  * words (`action_input`), a step number (`Action 2:`, `Thought 1:`), a full-width colon (`：`), and
  * a colon placed inside the bold markers (`**Action:**`). Matching is a single left-to-right scan:
  * linear in the line's length.
+ *
+ * Lines and label words are both read through the view of `untrusted-text-view.ts` (NFKC,
+ * confusable skeletons, format and combining characters removed, every space separator a space):
+ * the neutraliser reads tool output through that view too, so a look-alike label the parser would
+ * read is one the neutraliser marks. The match's `labelText` and `value` are the original text.
  */
+import { foldCodePoint, foldedView, foldText } from "./untrusted-text-view";
 
 /** The labels of the ReAct format (Yao et al., 2022, as LangChain's MRKL prompt writes them). */
 export type ReActLabel =
@@ -63,11 +69,11 @@ function isColon(character: string): boolean {
   return character === ":" || character === "\uff1a";
 }
 
-/** Normalises a custom label word list entry: lower case, separators collapsed to one space. */
+/** Normalises a custom label word list entry: folded as the view folds text, lower case, separators collapsed to one space. */
 export function normalizeLabelWord(word: string): string {
   let result = "";
   let pendingSpace = false;
-  for (const character of word.trim().toLowerCase()) {
+  for (const character of foldText(word).trim().toLowerCase()) {
     if (isWordSeparator(character)) {
       pendingSpace = result.length > 0;
       continue;
@@ -146,6 +152,61 @@ export function matchReActLabel(
   line: string,
   labels: ReActLabelSet = DEFAULT_REACT_LABELS,
 ): ReActLabelMatch | undefined {
+  const compiled = compile(labels);
+  // Only the start of the line can hold the label: the view is made of a bounded window (past the
+  // leading whitespace, markdown and removed characters), so a caller scanning many positions of
+  // one long line stays linear. The value is read from the original line.
+  const window = line.length <= 256 ? line : line.slice(0, labelWindowEnd(line, compiled.maxWordLength));
+  const view = foldedView(window);
+  const found = matchOnView(view.text, labels);
+  if (found === undefined) return undefined;
+  const starts = view.starts;
+  // Positions in the view map back to the original line: the label and value as written.
+  const at = (position: number): number => (starts === undefined ? position : (starts[position] as number));
+  const valueOffset = at(found.valueStart);
+  const match: { -readonly [K in keyof ReActLabelMatch]: ReActLabelMatch[K] } = {
+    label: found.label,
+    labelText: line.slice(at(found.labelStart), at(found.labelEnd)).trim(),
+    value: withoutClosingEmphasis(line.slice(valueOffset), found.closingEmphasis),
+    valueOffset,
+  };
+  if (found.stepNumber !== undefined) match.stepNumber = found.stepNumber;
+  return match;
+}
+
+/** A label found in a view line, in view positions. */
+interface ViewLabelMatch {
+  readonly label: ReActLabel;
+  readonly labelStart: number;
+  readonly labelEnd: number;
+  readonly valueStart: number;
+  /** Emphasis markers that end the value instead (`**Action Input: x**`), or "". */
+  readonly closingEmphasis: string;
+  readonly stepNumber: number | undefined;
+}
+
+/** ASCII characters `matchReActLabel` may skip before a label word (whitespace, markdown, bullets, list numbers). */
+const ASCII_LEAD = /[ \t*_#>`~+\-.)0-9]/;
+
+/** End of the window a label must lie in: past the leading run of skippable or removed characters, then room for the longest label. */
+function labelWindowEnd(line: string, maxWordLength: number): number {
+  let index = 0;
+  while (index < line.length) {
+    const code = line.charCodeAt(index);
+    if (code < 128) {
+      if (!ASCII_LEAD.test(line[index] as string)) break;
+      index += 1;
+      continue;
+    }
+    const codePoint = line.codePointAt(index) as number;
+    const folded = foldCodePoint(codePoint);
+    if (folded !== "" && folded !== " ") break;
+    index += codePoint > 0xffff ? 2 : 1;
+  }
+  return Math.min(line.length, index + maxWordLength * 8 + 64);
+}
+
+function matchOnView(line: string, labels: ReActLabelSet): ViewLabelMatch | undefined {
   const compiled = compile(labels);
   const length = line.length;
   let index = 0;
@@ -235,7 +296,7 @@ function readLabelTail(
   labelStart: number,
   label: ReActLabel,
   stepBefore: number | undefined,
-): ReActLabelMatch | undefined {
+): ViewLabelMatch | undefined {
   const length = line.length;
   let index = wordEnd;
   while (index < length && (isSpace(line[index]) || line[index] === "_" || line[index] === "-")) index += 1;
@@ -250,17 +311,9 @@ function readLabelTail(
   // Closing markdown after the colon: "**Action:** search".
   const afterColon = index;
   while (index < length && MARKDOWN_MARKERS.has(line[index]) && line[index] !== "`") index += 1;
-  let value = line.slice(index);
   // The whole line in emphasis ("**Action Input: x**"): the closing markers end the value instead.
-  if (index === afterColon) value = withoutClosingEmphasis(value, openingEmphasis(line, labelStart));
-  const match: { -readonly [K in keyof ReActLabelMatch]: ReActLabelMatch[K] } = {
-    label,
-    labelText: line.slice(labelStart, labelEnd).trim(),
-    value,
-    valueOffset: index,
-  };
-  if (stepNumber !== undefined) match.stepNumber = stepNumber;
-  return match;
+  const closingEmphasis = index === afterColon ? openingEmphasis(line, labelStart) : "";
+  return { label, labelStart, labelEnd, valueStart: index, closingEmphasis, stepNumber };
 }
 
 /**

@@ -4,9 +4,12 @@
  * values, previews, quoted findings) goes through it, so nothing in it can act as an action or a
  * finish when the model copies it into its reply.
  *
- * Matching reads a decoded view of the text: HTML entities (`&lt;`, `&#60;`, `&#x3c;`, double
- * `&amp;lt;`), JSON/JS string escapes (`\n`, `\"`, `\u003c`, `\x3c`), CR and CR-LF line breaks,
- * zero-width characters and soft hyphens (dropped), full-width `：＜＞［］（）`. Edits are made
+ * Matching reads the one normalised view of `untrusted-text-view.ts` (the parser reads labels
+ * through it too): HTML entities (`&lt;`, `&#60;`, `&#x3c;`, double `&amp;lt;`), JSON/JS string
+ * escapes (`\n`, `\"`, `\u003c`, `\x3c`), then per Unicode class every line break a line break,
+ * format, combining and control characters removed, every space separator a space, NFKC and the
+ * TR39 confusable skeleton (look-alike letters). The edges of the text are checked for a label
+ * split across two observations (`untrusted-text-edges.ts`). Edits are made
  * in the original text at the positions the view maps back to, so the text stays as written
  * except for visible marks: a label is quoted (`«Final Answer»: …`), a line that would still read
  * as one gets `| ` before it, a tag's `<` becomes `‹`, a blob's name key is quoted (`"«action»"`),
@@ -14,8 +17,9 @@
  */
 import { NEUTRALIZED_CLOSE, NEUTRALIZED_TAG_OPEN } from "./neutralized-marks";
 import { DEFAULT_REACT_GRAMMAR, type ReActGrammar } from "./react-grammar";
+import { findLabelEdges } from "./untrusted-text-edges";
 import { findBlobs, findCalls, findLabels, findTags } from "./untrusted-text-shapes";
-import { applyEdits, decodedView, type Edit } from "./untrusted-text-view";
+import { applyEdits, decodedView, type Edit, foldText } from "./untrusted-text-view";
 import { findWrittenCallShapes } from "./written-call-shapes";
 
 export { NEUTRALIZED_CLOSE, NEUTRALIZED_LINE_PREFIX, NEUTRALIZED_OPEN, NEUTRALIZED_TAG_OPEN } from "./neutralized-marks";
@@ -52,6 +56,7 @@ export function neutralizeUntrustedText(text: string, grammar: ReActGrammar = DE
   findBlobs(view.text, grammar, edits, found);
   findCalls(view.text, grammar, edits, found);
   findWrittenCallShapes(view.text, edits, found);
+  findLabelEdges(view.text, grammar, edits, found);
   return { text: applyEdits(text, view, edits), found };
 }
 
@@ -64,7 +69,10 @@ export function hasNeutralizedMarks(text: string): boolean {
   if (text.includes(NEUTRALIZED_TAG_OPEN)) return true;
   if (!text.includes(NEUTRALIZED_CLOSE)) return false;
   // The marks hug the quoted word (`«Final Answer»:`); French guillemets have spaces inside (« oui »).
-  return NEUTRALIZED_MARK.test(text);
+  // Read through the view, so a look-alike colon (`«Final Answer»∶`) counts too.
+  return NEUTRALIZED_MARK.test(text) || NEUTRALIZED_MARK.test(foldText(text));
 }
 
-const NEUTRALIZED_MARK = /\u00ab[^\s\u00ab\u00bb](?:[^\u00ab\u00bb\n]{0,80}[^\s\u00ab\u00bb])?\u00bb(?:\s*[*_`~]*\s*[:\uff1a]|["'`]\s*:|\s*[[(])/;
+// A quoted label edge (`«Final Ans»`) joined to the next observation reads `«Final Ans»wer:`: letters
+// may follow the closing mark before the colon.
+const NEUTRALIZED_MARK = /\u00ab[^\s\u00ab\u00bb](?:[^\u00ab\u00bb\n]{0,80}[^\s\u00ab\u00bb])?\u00bb(?:[\p{L}\p{N}]{0,40}\s*[*_`~]*\s*[:\uff1a]|["'`]\s*:|\s*[[(])/u;

@@ -1,8 +1,25 @@
 /**
- * The decoded view `neutralizeUntrustedText` matches on: HTML entities, JSON/JS string escapes,
- * CR and CR-LF, zero-width characters and soft hyphens, full-width punctuation, with the offset
- * of each view character in the original text so edits land where the text was written.
+ * The one normalised view through which untrusted text is matched (the neutraliser) and labels are
+ * read (the parser, through `matchReActLabel`), so the two cannot drift, with the offset of each
+ * view character in the original text so edits land where the text was written.
+ *
+ * Per code point, by Unicode class rather than by a list of characters:
+ * - every line break (CR, CR-LF, VT, FF, NEL, `Zl`, `Zp`) is `\n`;
+ * - format (`Cf`: zero-width, bidi controls, soft hyphen, BOM, tags), combining (`Mn`, `Me`,
+ *   variation selectors among them), other control (`Cc`) and default-ignorable characters
+ *   (Hangul fillers) are removed;
+ * - every space separator (`Zs`: NBSP, ideographic, figure, thin spaces) is a space;
+ * - the rest is NFKC (full-width, mathematical, ligatures, circled, super/subscript forms), with
+ *   combining marks removed from its decomposition (accents: `é` is `e`), then mapped to its
+ *   Unicode TR39 confusable prototype when that is printable ASCII (`confusables-ascii.ts`:
+ *   Cyrillic `а`, Greek `Α`, Armenian `օ`, `∶` …).
+ *
+ * Reins' own marks (`«`, `»`, `‹`, `›`) are never folded. The neutraliser's view also decodes
+ * what a model decodes when it copies text: HTML entities (`&lt;`, `&#60;`, `&amp;lt;`) and
+ * JSON/JS string escapes (`\n`, `\u003c`, `\x3c`); the decoded characters are folded the same way.
+ * What the model receives keeps the original characters: only edits (marks) are applied to it.
  */
+import { asciiConfusableOf } from "./confusables-ascii";
 
 // ---------------------------------------------------------------------------------------------
 // The decoded view
@@ -21,21 +38,77 @@ const NAMED_ENTITIES: Readonly<Record<string, string>> = Object.freeze({
   lpar: "(", rpar: ")", lcub: "{", rcub: "}", lbrace: "{", rbrace: "}", vert: "|", verbar: "|", sol: "/", bsol: "\\", nbsp: " ", newline: "\n", tab: "\t",
 });
 
-const FULL_WIDTH: Readonly<Record<string, string>> = Object.freeze({
-  "\uff1a": ":", "\uff1c": "<", "\uff1e": ">", "\uff3b": "[", "\uff3d": "]", "\uff08": "(", "\uff09": ")", "\uff5b": "{", "\uff5d": "}", "\uff5c": "|",
-  "\u2039": "\u2039", "\ufe64": "<", "\ufe65": ">", "\u3008": "<", "\u3009": ">",
-});
+/** Reins' marks (`«`, `»`, `‹`, `›`): folding them would make neutralised text read as what it neutralised. */
+const KEPT_MARKS = new Set([0xab, 0xbb, 0x2039, 0x203a]);
+const LINE_BREAK = /^[\p{Zl}\p{Zp}\u0085\v\f\r]$/u;
+const REMOVED = /^[\p{Cc}\p{Cf}\p{Mn}\p{Me}\p{Default_Ignorable_Code_Point}]$/u;
+const SPACE = /^\p{Zs}$/u;
+const COMBINING_MARKS = /[\p{Mn}\p{Me}]/gu;
+const FOLD_CACHE_LIMIT = 16_384;
+const foldCache = new Map<number, string>();
 
-function isInvisible(code: number): boolean {
-  return code === 0x200b || code === 0x200c || code === 0x200d || code === 0x2060 || code === 0xfeff || code === 0x00ad || code === 0x180e || (code >= 0x2061 && code <= 0x2064);
+/** The class rule of one non-ASCII character: a line break, removed, a space, or undefined. */
+function classFold(character: string): string | undefined {
+  if (LINE_BREAK.test(character)) return "\n";
+  if (REMOVED.test(character)) return "";
+  if (SPACE.test(character)) return " ";
+  return undefined;
 }
 
-/** Anything the view would decode: `&`, `\\`, CR, an invisible or a full-width character. */
-const NEEDS_DECODING = /[&\\\r\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff\u3008\u3009\ufe64\ufe65\uff08\uff09\uff1a\uff1c\uff1e\uff3b\uff3d\uff5b-\uff5d]/;
+/**
+ * What one code point is in the view (see the module doc): itself, `""` (removed), `"\n"`, `" "`,
+ * or its NFKC / confusable ASCII form. CR alone is `"\n"` (CR-LF is joined by the view).
+ */
+export function foldCodePoint(codePoint: number): string {
+  if (codePoint < 0x80) {
+    if ((codePoint >= 0x20 && codePoint < 0x7f) || codePoint === 9 || codePoint === 10) return String.fromCharCode(codePoint);
+    return codePoint === 11 || codePoint === 12 || codePoint === 13 ? "\n" : "";
+  }
+  const cached = foldCache.get(codePoint);
+  if (cached !== undefined) return cached;
+  const character = String.fromCodePoint(codePoint);
+  let folded: string;
+  if (KEPT_MARKS.has(codePoint)) {
+    folded = character;
+  } else {
+    folded = classFold(character) ?? "";
+    if (folded === "" && !REMOVED.test(character)) {
+      for (const part of character.normalize("NFKC").normalize("NFD").replace(COMBINING_MARKS, "").normalize("NFC")) {
+        const code = part.codePointAt(0) as number;
+        if (code < 0x80) folded += foldCodePoint(code);
+        else if (KEPT_MARKS.has(code)) folded += part;
+        else folded += classFold(part) ?? asciiConfusableOf(code) ?? part;
+      }
+    }
+  }
+  if (foldCache.size < FOLD_CACHE_LIMIT) foldCache.set(codePoint, folded);
+  return folded;
+}
 
-/** Whether the text has anything the view would decode (the common case has none: no copy). */
-function needsDecoding(text: string): boolean {
-  return NEEDS_DECODING.test(text);
+/** `text` folded code point by code point (CR-LF is one line break): the view's text without decoding. */
+export function foldText(text: string): string {
+  if (!NEEDS_FOLDING.test(text)) return text;
+  let result = "";
+  for (let index = 0; index < text.length; index += 1) {
+    const codePoint = text.codePointAt(index) as number;
+    if (codePoint > 0xffff) index += 1;
+    if (codePoint === 13 && text.charCodeAt(index + 1) === 10) continue;
+    result += foldCodePoint(codePoint);
+  }
+  return result;
+}
+
+/** Anything the fold could change: a character outside printable ASCII, tab and LF. */
+const NEEDS_FOLDING = /[^\t\n\x20-\x7e]/;
+/** Anything the decoding view could change: that, an entity's `&` or an escape's backslash. */
+const NEEDS_DECODING = /[^\t\n\x20-\x25\x27-\x5b\x5d-\x7e]/;
+
+/** Every Unicode line break the view reads (CR-LF, CR, VT, FF, NEL, LS, PS, LF), for splitting. */
+export const UNICODE_LINE_BREAKS = /\r\n|[\n\v\f\r\u0085\u2028\u2029]/g;
+
+/** `text` with every Unicode line break the view reads as `\n` (CR-LF as one). */
+export function normalizeLineBreaks(text: string): string {
+  return /[\v\f\r\u0085\u2028\u2029]/.test(text) ? text.replace(UNICODE_LINE_BREAKS, "\n") : text;
 }
 
 function hexValue(text: string, start: number, length: number): number | undefined {
@@ -103,20 +176,36 @@ function escapeAt(text: string, index: number): { character: string; end: number
   return character === undefined ? undefined : { character, end: cursor + 1 };
 }
 
-function isSpecial(code: number, character: string): boolean {
-  if (code === 38 || code === 92 || code === 13) return true;
-  return code >= 0x00ad && (isInvisible(code) || FULL_WIDTH[character] !== undefined);
+/** The decoded view of `text` (entities, escapes, then the Unicode fold of the module doc). */
+export function decodedView(text: string): View {
+  return buildView(text, true);
 }
 
-/** The decoded view of `text` (entities, escapes, CR, invisible and full-width characters). */
-export function decodedView(text: string): View {
-  if (!needsDecoding(text)) return { text, starts: undefined, ends: undefined };
-  const starts = new Int32Array(text.length + 1);
-  const ends = new Int32Array(text.length + 1);
+/** The folded view of `text`, without decoding entities or escapes (how labels are read in model text). */
+export function foldedView(text: string): View {
+  return buildView(text, false);
+}
+
+function buildView(text: string, decode: boolean): View {
+  if (!(decode ? NEEDS_DECODING : NEEDS_FOLDING).test(text)) return { text, starts: undefined, ends: undefined };
+  let starts = new Int32Array(text.length + 17);
+  let ends = new Int32Array(text.length + 17);
   const parts: string[] = [];
   let count = 0;
+  // NFKC may make one character many (U+FDFA is 18): the maps grow as needed.
+  const reserve = (units: number): void => {
+    if (count + units + 1 <= starts.length) return;
+    const size = Math.max(starts.length * 2, count + units + 1);
+    const grownStarts = new Int32Array(size);
+    grownStarts.set(starts);
+    starts = grownStarts;
+    const grownEnds = new Int32Array(size);
+    grownEnds.set(ends);
+    ends = grownEnds;
+  };
   const push = (decoded: string, start: number, end: number): void => {
     parts.push(decoded);
+    reserve(decoded.length);
     for (let unit = 0; unit < decoded.length; unit += 1) {
       starts[count] = start;
       ends[count] = end;
@@ -128,6 +217,7 @@ export function decodedView(text: string): View {
   const flush = (): void => {
     if (index > runStart) {
       parts.push(text.slice(runStart, index));
+      reserve(index - runStart);
       for (let position = runStart; position < index; position += 1) {
         starts[count] = position;
         ends[count] = position + 1;
@@ -137,8 +227,7 @@ export function decodedView(text: string): View {
   };
   while (index < text.length) {
     const code = text.charCodeAt(index);
-    const character = text[index] as string;
-    if (!isSpecial(code, character)) {
+    if ((code >= 0x20 && code < 0x7f && ((code !== 38 && code !== 92) || !decode)) || code === 10 || code === 9) {
       index += 1;
       continue;
     }
@@ -147,26 +236,26 @@ export function decodedView(text: string): View {
     if (code === 38) {
       const entity = entityAt(text, index);
       if (entity !== undefined) {
-        decoded = isInvisible(entity.character.charCodeAt(0)) ? "" : entity.character === "\r" ? "\n" : (FULL_WIDTH[entity.character] ?? entity.character);
+        decoded = foldText(entity.character);
         end = entity.end;
       }
     } else if (code === 92) {
       const escape = escapeAt(text, index);
       if (escape !== undefined) {
-        const character = isInvisible(escape.character.charCodeAt(0)) ? "" : (FULL_WIDTH[escape.character] ?? escape.character);
-        decoded = character === "\r" ? "\n" : character;
+        decoded = foldText(escape.character);
         end = escape.end;
       }
     } else if (code === 13) {
       decoded = "\n";
       end = text.charCodeAt(index + 1) === 10 ? index + 2 : index + 1;
-    } else if (isInvisible(code)) {
-      decoded = "";
     } else {
-      decoded = FULL_WIDTH[character];
+      const codePoint = text.codePointAt(index) as number;
+      end = codePoint > 0xffff ? index + 2 : index + 1;
+      const folded = foldCodePoint(codePoint);
+      if (folded.length !== end - index || folded !== text.slice(index, end)) decoded = folded;
     }
     if (decoded === undefined) {
-      index += 1;
+      index = end > index + 1 && code !== 38 && code !== 92 ? end : index + 1;
       continue;
     }
     flush();
@@ -198,10 +287,14 @@ export function applyEdits(original: string, view: View, edits: Edit[]): string 
   edits.sort((left, right) => left.at - right.at || Number(left.replace) - Number(right.replace));
   let result = "";
   let cursor = 0;
+  let lastInsert: { start: number; text: string } | undefined;
   for (const edit of edits) {
     const start = view.starts === undefined ? edit.at : (view.starts[edit.at] as number);
     const end = view.ends === undefined ? edit.at + 1 : (view.ends[edit.at] as number);
     if (start < cursor) continue;
+    // Two finders marking the same spot (a label that is also a blob key) mark it once.
+    if (!edit.replace && lastInsert !== undefined && lastInsert.start === start && lastInsert.text === edit.text) continue;
+    lastInsert = edit.replace ? undefined : { start, text: edit.text };
     result += original.slice(cursor, start) + edit.text;
     cursor = edit.replace ? Math.min(original.length, end) : start;
   }

@@ -89,7 +89,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
     this.options = resolveLoopControlOptions(options);
     this.store = this.options.runContext ?? new RunContextStore({ now: this.options.now });
     this.runs = new RunRegistry(this.store, this.options.now);
-    this.auditor = new RunAudit(this.options.audit, (error) => this.reportError(error));
+    this.auditor = new RunAudit(this.options.audit, (error) => this.reportError(error), (event) => this.emit(event));
     this.stops = new RunStopDecisions({
       options: this.options,
       emit: (event) => this.emit(event),

@@ -1,4 +1,4 @@
-import type { ReinsEventListener, ReinsEventRecorder, RunContextStore } from "@reins/core";
+import type { ReinsEventListener, ReinsEventRecorder, RunContextStore, SecretRedactionOptions } from "@reins/core";
 import type { CycleDetectorOptions, RepeatDetectorOptions, StallDetectorOptions } from "./detectors";
 import type { LoopAuditRecord, LoopAuditSink } from "./audit";
 import { LoopControlOptionsError } from "./errors";
@@ -18,6 +18,14 @@ export interface LoopAuditOptions {
    * @default identity
    */
   redact?: (record: LoopAuditRecord) => LoopAuditRecord;
+  /**
+   * Secrets redacted from every string of each record after `redact` (provider API keys, bearer
+   * tokens, credentials in URLs, cloud keys, JWTs, private keys; see `createSecretRedactor` of
+   * `@reins/core`), each counted as a `secret_redaction` event (`surface: "audit"`). Add patterns
+   * with `{ patterns }`; `false` writes secrets verbatim.
+   * @default {} (the default patterns, on)
+   */
+  secretRedaction?: SecretRedactionOptions | false;
 }
 
 /** Options of `LoopControlHandler`. Every field is optional. */
@@ -361,6 +369,10 @@ export function resolveLoopControlOptions(options: LoopControlOptions = {}): Res
       fail("audit.sink", sink, "expected a function or an object with write(line)");
     }
     optionalFunction("audit.redact", audit.redact, undefined);
+    const secretRedaction: unknown = (audit as Partial<LoopAuditOptions>).secretRedaction;
+    if (secretRedaction !== undefined && secretRedaction !== false && (typeof secretRedaction !== "object" || secretRedaction === null)) {
+      fail("audit.secretRedaction", secretRedaction, "expected { enabled?, patterns? } or false");
+    }
   }
   return Object.freeze({
     mode,

@@ -1,4 +1,4 @@
-import type { StopReason } from "@reins/core";
+import type { ReinsEvent, StopReason } from "@reins/core";
 import type { LoopAuditRecord } from "./audit";
 import type { LoopAuditOptions } from "./loop-control-options";
 import { EXCEPTION_TOOL_NAME } from "./messages";
@@ -14,6 +14,7 @@ export class RunAudit {
   constructor(
     private readonly audit: LoopAuditOptions | undefined,
     private readonly reportError: (error: unknown) => void,
+    private readonly emit?: (event: ReinsEvent) => void,
   ) {}
 
   /** Writes the record of every step of `state` not written yet. */
@@ -70,6 +71,6 @@ export class RunAudit {
 
   /** Writes one record. */
   write(record: LoopAuditRecord): void {
-    writeAuditRecord(this.audit, record, this.reportError);
+    writeAuditRecord(this.audit, record, this.reportError, this.emit);
   }
 }

@@ -1,4 +1,4 @@
-import type { StopReason, ToolCallOutcome } from "@reins/core";
+import { createSecretRedactor, type ReinsEvent, type SecretRedactor, type StopReason, type ToolCallOutcome } from "@reins/core";
 import type { LoopAuditOutcome, LoopAuditRecord } from "./audit";
 import type { LoopDetection } from "./loop-detection";
 import type { LoopAuditOptions } from "./loop-control-options";
@@ -145,16 +145,30 @@ export function contentTextOf(input: unknown): string | undefined {
   }
 }
 
+const secretRedactors = new WeakMap<LoopAuditOptions, SecretRedactor>();
+
+function secretRedactorOf(audit: LoopAuditOptions): SecretRedactor {
+  let redactor = secretRedactors.get(audit);
+  if (redactor === undefined) {
+    redactor = createSecretRedactor(audit.secretRedaction ?? {});
+    secretRedactors.set(audit, redactor);
+  }
+  return redactor;
+}
+
 /**
- * Writes one record to the audit sink, redacted first. The one place every audit record of every
- * path (LoopControlHandler, createReactAgent, the createAgent middleware) passes before it is
- * written: a default secrets redactor belongs here. A throwing sink or redactor is handed to
- * `onError`; the run goes on.
+ * Writes one record to the audit sink, redacted first: the user's `redact`, then secrets (on by
+ * default, `audit.secretRedaction`). The one place every audit record of every path
+ * (LoopControlHandler, createReactAgent, the createAgent middleware) passes before it is written.
+ * What the secret redaction removed is emitted as one `secret_redaction` event (`surface: "audit"`).
+ * A throwing sink or redactor is handed to `onError`; the run goes on.
  */
-export function writeAuditRecord(audit: LoopAuditOptions | undefined, record: LoopAuditRecord, onError: (error: unknown) => void): void {
+export function writeAuditRecord(audit: LoopAuditOptions | undefined, record: LoopAuditRecord, onError: (error: unknown) => void, emit?: (event: ReinsEvent) => void): void {
   if (audit === undefined) return;
   try {
-    const redacted = audit.redact === undefined ? record : audit.redact(record);
+    const rewritten = audit.redact === undefined ? record : audit.redact(record);
+    const { value: redacted, kinds } = secretRedactorOf(audit).redactValue(rewritten);
+    if (kinds.length > 0) emit?.({ type: "secret_redaction", surface: "audit", kinds, ...(typeof record.runId === "string" ? { runId: record.runId } : {}) });
     if (typeof audit.sink === "function") audit.sink(redacted);
     else audit.sink.write(`${JSON.stringify(redacted)}\n`);
   } catch (error) {

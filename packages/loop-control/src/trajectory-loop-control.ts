@@ -425,7 +425,7 @@ export class TrajectoryLoopControl {
   }
 
   private writeAudit(record: LoopAuditRecord): void {
-    writeAuditRecord(this.options.audit, record, (error) => this.reportError(error));
+    writeAuditRecord(this.options.audit, record, (error) => this.reportError(error), (event) => this.emit(event));
   }
 
   private endRun(run: TrajectoryRun, status: RunStatus, stopReason: StopReason, answer?: string): void {

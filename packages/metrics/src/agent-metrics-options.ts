@@ -16,15 +16,16 @@ export interface AgentMetricsOptions {
    */
   prefix?: string;
   /**
-   * The agent's tool names. When given, the `tool` label is one of these or `unknown` (add more
-   * later with `registerTools`). When omitted, the first `maxToolLabels` distinct tool names seen
-   * that look like identifiers become labels and any later one is `unknown`.
-   * @default undefined (learn up to `maxToolLabels`)
+   * Tool names registered up front. The `tool` label only ever takes registered names (these, and
+   * those agents register as they are built: `createReactAgent`, the ToolExecutor, the
+   * `createAgent` middleware); any other name is `unregistered`, never learned.
+   * @default undefined (the agents register theirs)
    */
   toolNames?: readonly string[];
   /**
-   * How many tool names are learned when `toolNames` is omitted.
-   * @default 50
+   * Most tool names registered (over every agent sharing these metrics); a name registered past
+   * it is recorded as `unregistered`.
+   * @default 200
    */
   maxToolLabels?: number;
   /**
@@ -79,7 +80,7 @@ export interface ResolvedAgentMetricsOptions {
 /** Defaults of {@link AgentMetricsOptions} (the registry default is a new `Registry` per call). */
 export const DEFAULT_AGENT_METRICS_OPTIONS = Object.freeze({
   prefix: "react_agent_",
-  maxToolLabels: 50,
+  maxToolLabels: 200,
   maxReasonLabels: 50,
   durationBucketsSeconds: Object.freeze(exponentialBuckets(0.01, 2, 14)),
   observationCharBuckets: Object.freeze(exponentialBuckets(16, 4, 9)),

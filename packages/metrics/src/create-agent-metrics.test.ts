@@ -200,23 +200,38 @@ describe("createAgentMetrics", () => {
   });
 
   describe("label bounds", () => {
-    it("records an unregistered tool as unknown when toolNames is given, until it is registered", async () => {
+    it("records an unregistered tool as unregistered, until it is registered", async () => {
       const metrics = createAgentMetrics({ registry: new Registry(), toolNames: ["search"] });
       metrics.record({ type: "tool_call", toolName: "Jester", outcome: "error", durationMs: 1 });
       metrics.registerTools(["Jester"]);
       metrics.record({ type: "tool_call", toolName: "Jester", outcome: "error", durationMs: 1 });
       const exposition = parseExposition(await metrics.registry.metrics());
-      expect(sampleValue(exposition, "react_agent_tool_calls_total", { tool: "unknown", outcome: "error" })).toBe(1);
+      expect(sampleValue(exposition, "react_agent_tool_calls_total", { tool: "unregistered", outcome: "error" })).toBe(1);
       expect(sampleValue(exposition, "react_agent_tool_calls_total", { tool: "Jester", outcome: "error" })).toBe(1);
     });
 
-    it("learns at most maxToolLabels tool names when toolNames is omitted", async () => {
-      const metrics = createAgentMetrics({ registry: new Registry(), maxToolLabels: 2 });
-      for (const toolName of ["a", "b", "c", "d"]) metrics.record({ type: "tool_retry", toolName, attempt: 2, delayMs: 0 });
+    it("never learns a tool name nobody registered, so invented names cannot crowd out the real tools", async () => {
+      const metrics = createAgentMetrics({ registry: new Registry() });
+      for (let index = 0; index < 60; index += 1) metrics.record({ type: "tool_call", toolName: `invented_${index}`, outcome: "error", durationMs: 1 });
+      metrics.registerTools(["search"]);
+      metrics.record({ type: "tool_call", toolName: "search", outcome: "success", durationMs: 1 });
       const exposition = parseExposition(await metrics.registry.metrics());
-      const tools = exposition.samples.filter((sample) => sample.name === "react_agent_tool_retries_total").map((sample) => sample.labels.tool);
-      expect(tools.sort()).toEqual(["a", "b", "unknown"]);
-      expect(sampleValue(exposition, "react_agent_tool_retries_total", { tool: "unknown" })).toBe(2);
+      const tools = new Set(exposition.samples.filter((sample) => sample.name === "react_agent_tool_calls_total").map((sample) => sample.labels.tool));
+      expect([...tools].sort()).toEqual(["search", "unregistered"]);
+      expect(sampleValue(exposition, "react_agent_tool_calls_total", { tool: "unregistered", outcome: "error" })).toBe(60);
+      expect(sampleValue(exposition, "react_agent_tool_calls_total", { tool: "search", outcome: "success" })).toBe(1);
+    });
+
+    it("learns each agent's tools when several register on one metrics object, up to maxToolLabels", async () => {
+      const metrics = createAgentMetrics({ registry: new Registry(), maxToolLabels: 3 });
+      metrics.registerTools(["search", "weather"]);
+      metrics.registerTools(["calculator", "translate"]);
+      for (const toolName of ["search", "weather", "calculator", "translate"]) metrics.record({ type: "tool_retry", toolName, attempt: 2, delayMs: 0 });
+      const exposition = parseExposition(await metrics.registry.metrics());
+      expect(sampleValue(exposition, "react_agent_tool_retries_total", { tool: "calculator" })).toBe(1);
+      expect(sampleValue(exposition, "react_agent_tool_retries_total", { tool: "unregistered" })).toBe(1);
+      expect(metrics.toolLabel("translate")).toBe("unregistered");
+      expect(metrics.toolLabel("unregistered")).toBe("unregistered");
     });
 
     it("maps free-text reasons and values outside a given list to other, never to a new series", async () => {

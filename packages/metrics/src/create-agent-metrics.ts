@@ -5,7 +5,7 @@ import { BoundedLabel } from "./bounded-label";
 import { MetricsEventError, MetricsOptionsError } from "./errors";
 import { CIRCUIT_STATE_VALUE, recordEvent, type RecordContext } from "./record-event";
 import { createInstruments, type AgentMetricInstruments } from "./instruments";
-import { AGENT_METRIC_CATALOG, OTHER_LABEL, UNKNOWN_TOOL_LABEL } from "./metric-catalog";
+import { AGENT_METRIC_CATALOG, OTHER_LABEL, UNREGISTERED_TOOL_LABEL } from "./metric-catalog";
 import { instancesOf, signatureOf } from "./registry-instances";
 
 const IDENTIFIER_PATTERN = /^[a-z][a-z0-9_]{0,47}$/;
@@ -23,8 +23,9 @@ export interface AgentMetrics extends ReinsEventRecorder, AgentMetricInstruments
   /** The metric name prefix in use. */
   readonly prefix: string;
   /**
-   * Adds tool names the `tool` label may take (a name not registered is recorded as `unknown`
-   * when `toolNames` was given).
+   * Adds tool names the `tool` label may take; any name not registered is recorded as
+   * `unregistered` and never learned. Reins' agents call it as they are built (one metrics object
+   * shared by several agents learns each one's tools). At most `maxToolLabels` names are kept.
    * @param toolNames - registered tool names, e.g. `tools.map((tool) => tool.name)`
    */
   registerTools(toolNames: readonly string[]): void;
@@ -114,13 +115,8 @@ function buildAgentMetrics(options: ResolvedAgentMetricsOptions): AgentMetrics {
     },
   });
 
-  const toolLabels = new BoundedLabel({
-    allowed: options.toolNames ?? [],
-    strict: options.toolNames !== undefined,
-    maxValues: options.maxToolLabels,
-    fallback: UNKNOWN_TOOL_LABEL,
-    pattern: TOOL_NAME_PATTERN,
-  });
+  // Strict: only registered names are label values; a name the model invents never becomes one.
+  const toolLabels = new BoundedLabel({ allowed: [], strict: true, maxValues: 0, fallback: UNREGISTERED_TOOL_LABEL });
   const reasonLabels = new BoundedLabel({
     allowed: options.parseErrorReasons ?? [],
     strict: options.parseErrorReasons !== undefined,
@@ -135,15 +131,15 @@ function buildAgentMetrics(options: ResolvedAgentMetricsOptions): AgentMetrics {
     fallback: OTHER_LABEL,
     pattern: IDENTIFIER_PATTERN,
   });
-  const toolLabel = (toolName: string | undefined): string =>
-    toolName === UNKNOWN_TOOL_LABEL ? UNKNOWN_TOOL_LABEL : toolLabels.valueOf(toolName);
+  const toolLabel = (toolName: string | undefined): string => toolLabels.valueOf(toolName);
   // A registered tool's per-tool counters start at 0 too, so `sum by (tool) (rate(…))` of retries
   // and truncations shows 0 for a tool that never had one instead of no data.
   const registerTools = (toolNames: readonly string[]): void => {
-    toolLabels.allow(toolNames);
+    const fresh = toolNames.filter((name) => typeof name === "string" && TOOL_NAME_PATTERN.test(name) && toolLabels.valueOf(name) === UNREGISTERED_TOOL_LABEL && name !== UNREGISTERED_TOOL_LABEL);
+    toolLabels.allow(fresh.slice(0, Math.max(0, options.maxToolLabels - toolLabels.allowedValues.length)));
     for (const toolName of toolNames) {
       const tool = toolLabel(toolName);
-      if (tool === UNKNOWN_TOOL_LABEL) continue;
+      if (tool === UNREGISTERED_TOOL_LABEL) continue;
       instruments.toolRetriesTotal.inc({ tool }, 0);
       instruments.observationTruncationsTotal.inc({ tool }, 0);
     }

@@ -13,10 +13,17 @@ export {
   OTHER_LABEL,
   TOKEN_TYPE_VALUES,
   UNKNOWN_TOOL_LABEL,
+  UNREGISTERED_TOOL_LABEL,
   type AgentMetricDefinition,
   type AgentMetricKey,
   type AgentMetricType,
   type TypedAgentMetricDefinition,
 } from "./metric-catalog";
 export { MetricConflictError, MetricsEventError, MetricsOptionsError, ReinsMetricsError, type ReinsMetricsErrorOptions } from "./errors";
-export { startMetricsServer, type MetricsServer, type MetricsServerOptions } from "./metrics-server";
+export {
+  DEFAULT_METRICS_SERVER_OPTIONS,
+  MAX_METRICS_SERVER_CONNECTIONS,
+  startMetricsServer,
+  type MetricsServer,
+  type MetricsServerOptions,
+} from "./metrics-server";

@@ -4,7 +4,7 @@
  * builds its instruments from it and `docs/metrics.md` documents it one entry for one.
  */
 
-import { LOOP_KINDS, RUN_STATUSES, STEP_KINDS, STEP_PHASES, STOP_REASONS, TOOL_CALL_OUTCOMES } from "@reins/core";
+import { DEFAULT_SECRET_PATTERNS, LOOP_KINDS, RUN_STATUSES, STEP_KINDS, STEP_PHASES, STOP_REASONS, TOOL_CALL_OUTCOMES } from "@reins/core";
 
 /** A Prometheus metric type used by the catalog. */
 export type AgentMetricType = "counter" | "gauge" | "histogram";
@@ -33,13 +33,19 @@ export interface AgentMetricDefinition {
 
 /** `stage` of `observation_chars`. */
 export const OBSERVATION_STAGE_VALUES = Object.freeze(["raw", "clean"] as const);
+/** `surface` of `secrets_redacted_total`: where text left the process. */
+export const SECRET_REDACTION_SURFACES = Object.freeze(["audit", "otel", "preview"] as const);
+/** `kind` of `secrets_redacted_total`: the default patterns' kinds (a custom pattern's kind counts as `other`). */
+export const SECRET_KINDS: readonly string[] = Object.freeze(DEFAULT_SECRET_PATTERNS.map((entry) => entry.kind));
 /** `level` of `loop_detections_total`. */
 export const LOOP_LEVEL_VALUES = Object.freeze(["warn", "stop"] as const);
 /** `type` of `tokens_total`. */
 export const TOKEN_TYPE_VALUES = Object.freeze(["input", "output"] as const);
 
-/** The label value used for a tool name that is not registered. */
-export const UNKNOWN_TOOL_LABEL = "unknown";
+/** The `tool` label value of a tool name no agent registered (an invented name, a typo): one fixed value, never learned. */
+export const UNREGISTERED_TOOL_LABEL = "unregistered";
+/** @deprecated The same value as {@link UNREGISTERED_TOOL_LABEL} (`"unregistered"`; it was `"unknown"`). */
+export const UNKNOWN_TOOL_LABEL = UNREGISTERED_TOOL_LABEL;
 /** The label value used for a parse reason or repair kind outside the allowed set. */
 export const OTHER_LABEL = "other";
 
@@ -125,6 +131,13 @@ export const AGENT_METRIC_CATALOG = Object.freeze({
     "counter",
     "Model outputs the parser rejected (a corrective observation was sent back), by reason.",
     ["reason"],
+  ),
+  secretsRedactedTotal: define(
+    "secrets_redacted_total",
+    "counter",
+    "Secrets redacted before text left the process (audit trail, OpenTelemetry content, failure previews), by kind and surface.",
+    ["kind", "surface"],
+    { kind: SECRET_KINDS, surface: SECRET_REDACTION_SURFACES },
   ),
   parserRepairsTotal: define(
     "parser_repairs_total",

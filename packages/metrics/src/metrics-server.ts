@@ -22,6 +22,68 @@ export interface MetricsServerOptions {
    * @default "/metrics"
    */
   path?: string;
+  /**
+   * Most time a client may take to send the request headers (Node's `headersTimeout`); a slower
+   * client gets `408` and is disconnected. Must not exceed `requestTimeoutMs`.
+   * @default 10_000
+   */
+  headersTimeoutMs?: number;
+  /**
+   * Most time a client may take to send the whole request (Node's `requestTimeout`).
+   * @default 15_000
+   */
+  requestTimeoutMs?: number;
+  /**
+   * How long an idle keep-alive connection stays open after a response (Node's `keepAliveTimeout`).
+   * @default 5_000
+   */
+  keepAliveTimeoutMs?: number;
+  /**
+   * How often Node checks the two request timeouts above (Node's `connectionsCheckingInterval`):
+   * a slow client is cut at most this long after its timeout, so with the defaults within 11 s.
+   * @default 1_000
+   */
+  connectionsCheckingIntervalMs?: number;
+  /**
+   * Most connections open at once (Node's `server.maxConnections`); a connection over the cap is
+   * closed as it arrives. At most 1 000: a scrape endpoint needs a handful.
+   * @default 100
+   */
+  maxConnections?: number;
+}
+
+/**
+ * The defaults of {@link MetricsServerOptions}' connection limits: a client that has not sent its
+ * headers in 10 s is cut within 11 s, the whole request within 16 s, at most 100 connections at once.
+ */
+export const DEFAULT_METRICS_SERVER_OPTIONS = Object.freeze({
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 15_000,
+  keepAliveTimeoutMs: 5_000,
+  connectionsCheckingIntervalMs: 1_000,
+  maxConnections: 100,
+});
+
+/** The most `maxConnections` accepts. */
+export const MAX_METRICS_SERVER_CONNECTIONS = 1_000;
+
+type ConnectionLimits = { -readonly [K in keyof typeof DEFAULT_METRICS_SERVER_OPTIONS]: number };
+
+function resolveConnectionLimits(options: MetricsServerOptions): ConnectionLimits {
+  const limits = { ...DEFAULT_METRICS_SERVER_OPTIONS } as ConnectionLimits;
+  for (const field of Object.keys(DEFAULT_METRICS_SERVER_OPTIONS) as (keyof ConnectionLimits)[]) {
+    const value: unknown = options[field];
+    if (value === undefined) continue;
+    const max = field === "maxConnections" ? MAX_METRICS_SERVER_CONNECTIONS : 3_600_000;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
+      throw new MetricsOptionsError({ field, value, reason: `expected an integer from 1 to ${max}` });
+    }
+    limits[field] = value;
+  }
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new MetricsOptionsError({ field: "headersTimeoutMs", value: limits.headersTimeoutMs, reason: `expected at most requestTimeoutMs (${limits.requestTimeoutMs})` });
+  }
+  return limits;
 }
 
 /** A running metrics endpoint. */
@@ -36,11 +98,13 @@ export interface MetricsServer {
 /**
  * Serves a registry's Prometheus exposition over HTTP (`GET /metrics`, the registry's content
  * type), for `npm run demo -- --serve` or a small service. For production, mount
- * `registry.metrics()` in your own HTTP framework instead.
+ * `registry.metrics()` in your own HTTP framework instead. Slow and idle clients are cut and
+ * connections are capped (see {@link DEFAULT_METRICS_SERVER_OPTIONS}), so slow connections cannot
+ * hold the endpoint.
  *
  * @param options - see {@link MetricsServerOptions}
  * @returns the running server
- * @throws {MetricsOptionsError} when `port`, `host` (empty would bind every interface) or `path` is invalid
+ * @throws {MetricsOptionsError} when `port`, `host` (empty would bind every interface) or `path` is invalid, or a connection limit is not an integer in range (`maxConnections` ≤ 1 000, `headersTimeoutMs` ≤ `requestTimeoutMs`)
  * @example
  * ```ts
  * const metrics = createAgentMetrics();
@@ -65,7 +129,13 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   const path: unknown = options.path ?? "/metrics";
   if (typeof path !== "string" || !path.startsWith("/")) throw new MetricsOptionsError({ field: "path", value: path, reason: 'expected a path starting with "/"' });
 
-  const server: Server = createServer((request, response) => {
+  const limits = resolveConnectionLimits(options);
+
+  const server: Server = createServer({
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    connectionsCheckingInterval: limits.connectionsCheckingIntervalMs,
+  }, (request, response) => {
     const requestPath = (request.url ?? "/").split("?")[0];
     if (request.method !== "GET" || requestPath !== path) {
       response.statusCode = 404;
@@ -83,6 +153,8 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
       },
     );
   });
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.maxConnections = limits.maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {

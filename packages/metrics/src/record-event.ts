@@ -44,6 +44,10 @@ export const EVENT_RECORDERS: EventRecorders = Object.freeze({
   parser_repair: (event, { instruments, repairLabels }) => {
     instruments.parserRepairsTotal.inc({ repair: repairLabels.valueOf(event.repair) });
   },
+  secret_redaction: (event, { instruments }) => {
+    const surface = closed(catalog.secretsRedactedTotal, "surface", event.surface);
+    for (const kind of event.kinds) instruments.secretsRedactedTotal.inc({ kind: closed(catalog.secretsRedactedTotal, "kind", kind), surface });
+  },
   parser_error: (event, { instruments, reasonLabels }) => {
     instruments.parsingErrorsTotal.inc({ reason: reasonLabels.valueOf(event.reason) });
   },

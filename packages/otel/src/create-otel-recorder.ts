@@ -104,8 +104,17 @@ const ABANDONED = "reins.run_abandoned";
  * ```
  */
 export function createOtelRecorder(options: OtelRecorderOptions = {}): OtelRecorder {
-  const { meterProvider, tracerProvider, captureContent, agentName, providerName, requestModel, maxToolNames, maxOpenRuns, now } =
+  const { meterProvider, tracerProvider, captureContent, secretRedactor, agentName, providerName, requestModel, maxToolNames, maxOpenRuns, now } =
     resolveOtelRecorderOptions(options);
+  /** Content as recorded: secrets redacted, their kinds collected for the span's redaction event. */
+  const content = (text: string, kinds: string[]): string => {
+    const redacted = secretRedactor.redactText(text);
+    kinds.push(...redacted.kinds);
+    return redacted.value;
+  };
+  const noteRedactions = (span: Span, kinds: readonly string[], timeMs: number): void => {
+    if (kinds.length > 0) span.addEvent(REINS_SPAN_EVENTS.secretRedaction, { [RA.secretKinds]: [...new Set(kinds)], [RA.secretCount]: kinds.length }, timeMs);
+  };
 
   const scope = "@reins/otel";
   const meter = meterProvider.getMeter(scope);
@@ -162,6 +171,7 @@ export function createOtelRecorder(options: OtelRecorderOptions = {}): OtelRecor
       const [oldestId, oldest] = runs.entries().next().value as [string, OpenRun];
       abandon(oldestId, oldest);
     }
+    const inputKinds: string[] = [];
     const span = tracer.startSpan(
       `${GEN_AI_OPERATIONS.invokeAgent} ${agentName}`,
       {
@@ -172,12 +182,13 @@ export function createOtelRecorder(options: OtelRecorderOptions = {}): OtelRecor
           [GA.agentName]: agentName,
           [RA.runId]: runId,
           ...(captureContent && input !== undefined
-            ? { [GA.inputMessages]: JSON.stringify([{ role: "user", parts: [{ type: "text", content: textOf(input) }] }]) }
+            ? { [GA.inputMessages]: JSON.stringify([{ role: "user", parts: [{ type: "text", content: content(textOf(input), inputKinds) }] }]) }
             : {}),
         },
       },
       context.active(),
     );
+    noteRedactions(span, inputKinds, startedAtMs);
     const run: OpenRun = { span, startedAtMs, inputTokens: 0, outputTokens: 0, toolCalls: 0, parserRepairs: 0, loopDetections: 0, pendingRetries: new Map() };
     runs.set(runId, run);
     return run;
@@ -199,6 +210,7 @@ export function createOtelRecorder(options: OtelRecorderOptions = {}): OtelRecor
     const run = runOf(event.runId);
     if (run !== undefined) run.toolCalls += 1;
     const parent = run === undefined ? context.active() : trace.setSpan(ROOT_CONTEXT, run.span);
+    const kinds: string[] = [];
     const span = tracer.startSpan(
       `${GEN_AI_OPERATIONS.executeTool} ${event.toolName}`,
       {
@@ -211,8 +223,8 @@ export function createOtelRecorder(options: OtelRecorderOptions = {}): OtelRecor
           [RA.toolOutcome]: event.outcome,
           ...(event.runId !== undefined ? { [RA.runId]: event.runId } : {}),
           ...(errorType !== undefined ? { [GA.errorType]: errorType } : {}),
-          ...(captureContent && event.toolInput !== undefined ? { [GA.toolCallArguments]: argumentsText(event.toolInput) } : {}),
-          ...(captureContent && event.observation !== undefined ? { [GA.toolCallResult]: event.observation } : {}),
+          ...(captureContent && event.toolInput !== undefined ? { [GA.toolCallArguments]: content(argumentsText(event.toolInput), kinds) } : {}),
+          ...(captureContent && event.observation !== undefined ? { [GA.toolCallResult]: content(event.observation, kinds) } : {}),
         },
       },
       parent,
@@ -223,6 +235,7 @@ export function createOtelRecorder(options: OtelRecorderOptions = {}): OtelRecor
       span.setAttribute(RA.toolRetries, retries.length);
       for (const retry of retries) span.addEvent(REINS_SPAN_EVENTS.toolRetry, retry.attributes, retry.atMs);
     }
+    noteRedactions(span, kinds, endMs);
     if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: event.error?.message ?? `The tool call ended as ${event.outcome}.` });
     span.end(endMs);
   };
@@ -252,10 +265,12 @@ export function createOtelRecorder(options: OtelRecorderOptions = {}): OtelRecor
         run.span.setAttributes({ [RA.stopReason]: event.stopReason, [RA.runStatus]: event.status });
         run.span.addEvent(REINS_SPAN_EVENTS.stop, { [RA.stopReason]: event.stopReason, [RA.runStatus]: event.status }, endMs);
         if (captureContent && event.output !== undefined) {
+          const kinds: string[] = [];
           run.span.setAttribute(
             GA.outputMessages,
-            JSON.stringify([{ role: "assistant", parts: [{ type: "text", content: event.output }], finish_reason: event.stopReason === "final_answer" ? "stop" : event.stopReason }]),
+            JSON.stringify([{ role: "assistant", parts: [{ type: "text", content: content(event.output, kinds) }], finish_reason: event.stopReason === "final_answer" ? "stop" : event.stopReason }]),
           );
+          noteRedactions(run.span, kinds, endMs);
         }
         if (errorType !== undefined) {
           run.span.setAttribute(GA.errorType, errorType);
@@ -313,17 +328,21 @@ export function createOtelRecorder(options: OtelRecorderOptions = {}): OtelRecor
         run.span.addEvent(REINS_SPAN_EVENTS.parserRepair, { [RA.parserRepair]: event.repair }, now());
         return;
       }
-      case "parser_error":
-        runOf(event.runId)?.span.addEvent(
+      case "parser_error": {
+        const span = runOf(event.runId)?.span;
+        const kinds: string[] = [];
+        span?.addEvent(
           REINS_SPAN_EVENTS.parserError,
           {
             [RA.parserErrorReason]: event.reason,
-            ...(captureContent ? { [RA.parserObservation]: event.message } : {}),
-            ...(captureContent && event.llmOutput !== undefined ? { [RA.parserLlmOutput]: event.llmOutput } : {}),
+            ...(captureContent ? { [RA.parserObservation]: content(event.message, kinds) } : {}),
+            ...(captureContent && event.llmOutput !== undefined ? { [RA.parserLlmOutput]: content(event.llmOutput, kinds) } : {}),
           },
           now(),
         );
+        if (span !== undefined) noteRedactions(span, kinds, now());
         return;
+      }
       case "loop_detection": {
         const run = runOf(event.runId);
         if (run === undefined) return;

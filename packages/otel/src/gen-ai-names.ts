@@ -71,6 +71,8 @@ export const REINS_ATTRIBUTES = Object.freeze({
   parserRepairs: "reins.parser.repairs",
   loopDetections: "reins.loop.detections",
   toolCalls: "reins.tool.calls",
+  secretKinds: "reins.secret.kinds",
+  secretCount: "reins.secret.count",
 });
 
 /** Reins' span event names (on the `invoke_agent` span, or on `execute_tool` for retries). */
@@ -82,4 +84,5 @@ export const REINS_SPAN_EVENTS = Object.freeze({
   observationCleaned: "reins.observation_cleaned",
   loopDetection: "reins.loop_detection",
   stop: "reins.stop",
+  secretRedaction: "reins.secret_redaction",
 });

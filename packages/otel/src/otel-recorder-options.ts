@@ -1,5 +1,5 @@
 import { metrics, trace, type MeterProvider, type TracerProvider } from "@opentelemetry/api";
-import { createOptionChecks, type OptionChecks } from "@reins/core";
+import { createOptionChecks, createSecretRedactor, type OptionChecks, type SecretRedactionOptions, type SecretRedactor } from "@reins/core";
 import { OtelRecorderOptionsError } from "./errors";
 
 /** Options of `createOtelRecorder`. */
@@ -23,6 +23,14 @@ export interface OtelRecorderOptions {
    * @default false
    */
   captureContent?: boolean;
+  /**
+   * With `captureContent`, secrets are redacted from every content attribute (provider API keys,
+   * bearer tokens, credentials in URLs, cloud keys, JWTs, private keys; `createSecretRedactor` of
+   * `@reins/core`), and the span gets a `reins.secret_redaction` event with the kinds and count.
+   * `{ patterns }` adds patterns; `false` records secrets verbatim.
+   * @default {} (the default patterns, on)
+   */
+  secretRedaction?: SecretRedactionOptions | false;
   /**
    * `gen_ai.agent.name`, and the `{name}` of the `invoke_agent {name}` span.
    * @default "reins_react_agent"
@@ -80,6 +88,7 @@ export interface ResolvedOtelRecorderOptions {
   readonly meterProvider: MeterProvider;
   readonly tracerProvider: TracerProvider;
   readonly captureContent: boolean;
+  readonly secretRedactor: SecretRedactor;
   readonly agentName: string;
   readonly providerName: string | undefined;
   readonly requestModel: string | undefined;
@@ -111,6 +120,12 @@ export function resolveOtelRecorderOptions(options: OtelRecorderOptions): Resolv
   }
   const captureContent = options.captureContent ?? DEFAULT_OTEL_RECORDER_OPTIONS.captureContent;
   if (typeof captureContent !== "boolean") throw new OtelRecorderOptionsError({ field: "captureContent", value: captureContent, reason: "expected a boolean" });
+  let secretRedactor: SecretRedactor;
+  try {
+    secretRedactor = createSecretRedactor(options.secretRedaction ?? {});
+  } catch (error) {
+    throw new OtelRecorderOptionsError({ field: "secretRedaction", value: options.secretRedaction, reason: error instanceof Error ? error.message : String(error), cause: error });
+  }
   const agentName = check.optionalString("agentName", options.agentName) ?? DEFAULT_OTEL_RECORDER_OPTIONS.agentName;
   const providerName = check.optionalString("providerName", options.providerName);
   const requestModel = check.optionalString("requestModel", options.requestModel);
@@ -118,5 +133,5 @@ export function resolveOtelRecorderOptions(options: OtelRecorderOptions): Resolv
   const maxOpenRuns = check.integer("maxOpenRuns", options.maxOpenRuns ?? DEFAULT_OTEL_RECORDER_OPTIONS.maxOpenRuns, 1);
   const now = options.now ?? Date.now;
   if (typeof now !== "function") throw new OtelRecorderOptionsError({ field: "now", value: now, reason: "expected a function returning epoch milliseconds" });
-  return { meterProvider, tracerProvider, captureContent, agentName, providerName, requestModel, maxToolNames, maxOpenRuns, now };
+  return { meterProvider, tracerProvider, captureContent, secretRedactor, agentName, providerName, requestModel, maxToolNames, maxOpenRuns, now };
 }

@@ -91,6 +91,8 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
   // agent's own tools in tool output are neutralised too.
   const labels = resolved.parser.labels === undefined ? DEFAULT_REACT_LABELS : createReActLabelSet(resolved.parser.labels, resolved.parser.replaceLabels ?? false);
   const toolNames = resolved.tools.map((tool) => tool.name);
+  // The agent's tools are the values of the metrics' `tool` label (a shared recorder learns each agent's).
+  metrics?.registerTools?.(toolNames);
   let observationCleaner: ObservationCleaner | undefined;
   if (resolved.observation instanceof ObservationCleaner) observationCleaner = resolved.observation;
   else if (resolved.observation !== false) {

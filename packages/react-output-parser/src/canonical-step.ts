@@ -53,9 +53,9 @@ function isBlankFrom(text: string, from: number): boolean {
  * The canonical shapes, matched from the first non-blank character (sticky, no `$`): one Thought
  * line (label optional), then `Action:` and `Action Input:` lines, or a `Final Answer:` line. Each
  * `[^\n…]*` is followed by a newline it cannot match, so the match is linear; the classes also keep
- * CR, tags and code fences out (those replies take the full reader).
+ * CR and the other Unicode line breaks, tags and code fences out (those replies take the full reader).
  */
-const CANONICAL_STEP = /(?:(?:Thought:)?([^\n<`\r]*)\n+)?(?:Action:([^\n<`\r]*)\n+Action Input:([^\n<`\r]*)|(?:Final Answer|Answer|AI):([^\n<`\r]*))/y;
+const CANONICAL_STEP = /(?:(?:Thought:)?([^\n<`\r\v\f\u0085\u2028\u2029]*)\n+)?(?:Action:([^\n<`\r\v\f\u0085\u2028\u2029]*)\n+Action Input:([^\n<`\r\v\f\u0085\u2028\u2029]*)|(?:Final Answer|Answer|AI):([^\n<`\r\v\f\u0085\u2028\u2029]*))/y;
 
 function isQuoteCode(code: number): boolean {
   return code === 34 || code === 39 || code === 96 || code === 0x201c || code === 0x2018;

@@ -3,7 +3,7 @@
  * reasoning blocks → segment labels → decide the step → conflict policy. Each stage lives in its own module.
  */
 import { readCanonicalStep } from "./canonical-step";
-import { matchReActLabel } from "@reins/core";
+import { matchReActLabel, normalizeLineBreaks } from "@reins/core";
 import { missingInput, toolInputFor } from "./action-input";
 import { fromAction, fromFinal } from "./labelled-step";
 import { PARSER_MESSAGES } from "./messages";
@@ -40,7 +40,7 @@ const NO_STEP_OUTSIDE = new Set(["reasoning_only", "empty_output", "missing_acti
 export function readFullReActStep(text: unknown, config: ReaderConfig): ReActStep {
   const work: Work = { config, repairs: new RepairLog(), thought: "", cutContinuation: false };
   if (typeof text !== "string") return fail(work, "not_text", PARSER_MESSAGES.notText(config.messageLabels, config.toolNames));
-  let body = text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
+  let body = normalizeLineBreaks(text);
   if (body.charCodeAt(0) === 0xfeff) body = body.slice(1);
   // Stage 0: chat-template tokens (harmony messages, leftover end tokens, a partial stop label).
   const harmony = readHarmony(body);

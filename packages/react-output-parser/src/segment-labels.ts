@@ -133,8 +133,9 @@ function mayStartLabel(code: number, firstCodes: ReadonlySet<number>): boolean {
     if ((code >= 65 && code <= 90) || (code >= 97 && code <= 122)) return firstCodes.has(code);
     return !((code >= 33 && code <= 47 && code !== 35 && code !== 42 && code !== 43 && code !== 45) || code === 58 || code === 59 || code === 60 || code === 61 || code === 63 || code === 64 || code === 91 || code === 93 || code === 123 || code === 125 || code === 124);
   }
-  // Beyond ASCII, matchReActLabel skips only NBSP and the ideographic space before a label word.
-  return code === 0xa0 || code === 0x3000 || code === 0xfeff;
+  // Beyond ASCII, any character may fold to a label's first letter or to nothing (matchReActLabel
+  // reads the line through core's view: look-alikes, format characters, unusual spaces).
+  return true;
 }
 
 /** "Input" written alone (no "Action"): the loose alias of the Action Input label. */

@@ -6,7 +6,7 @@
  * tool-call rescue reads them all. Calls inside a reasoning block count only when nothing stands
  * outside it (the parser's rule).
  */
-import { compactCallName, findControlTokens, LLAMA_CALL_TOKENS, pythonicCallNameAt, stripControlTokens } from "@reins/core";
+import { compactCallName, findControlTokens, LLAMA_CALL_TOKENS, normalizeLineBreaks, pythonicCallNameAt, stripControlTokens } from "@reins/core";
 import { blobFrom } from "./action-blob";
 import { findBalancedEnd, parseLooseJson } from "./json-text";
 import { readPythonicCalls } from "./pythonic-calls";
@@ -207,7 +207,7 @@ function withoutMarkup(text: string, markups: readonly string[]): string {
  */
 export function readWrittenToolCalls(text: string, options: WrittenToolCallReadOptions): WrittenToolCalls {
   const resolved: Required<WrittenToolCallReadOptions> = { toolNames: options.toolNames, maxRepairChars: options.maxRepairChars ?? 20_000 };
-  const body = text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
+  const body = normalizeLineBreaks(text);
   const reasoning = stripReasoningBlocks(body);
   let groups = readGroups(reasoning.text, resolved);
   let source = reasoning.text;

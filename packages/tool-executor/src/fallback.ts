@@ -8,9 +8,15 @@ import { toError } from "./normalize-error";
 import type { RunHandle } from "./run-slots";
 import type { ResolvedToolPolicy } from "./tool-policy";
 
-/** The result of a failed call: the model-facing failure observation and the typed error. */
-export function failureResult(state: ToolState, error: Error, attempts: number): CallResult {
-  return { observation: failureObservation(state.name, error, attempts, state.policy.circuitBreaker?.halfOpenAfterMs ?? 0), outcome: outcomeOf(error), error };
+/**
+ * The result of a failed call: the model-facing failure observation, with secrets in the quoted
+ * error redacted (`secretRedaction`; a `secret_redaction` event says what), and the typed error.
+ */
+export function failureResult(executor: ExecutorContext, state: ToolState, error: Error, attempts: number, runId: string | undefined): CallResult {
+  const preview = failureObservation(state.name, error, attempts, state.policy.circuitBreaker?.halfOpenAfterMs ?? 0);
+  const { value: observation, kinds } = executor.options.secretRedactor.redactText(preview);
+  if (kinds.length > 0) executor.emit({ type: "secret_redaction", surface: "preview", kinds, ...(runId !== undefined ? { runId } : {}) });
+  return { observation, outcome: outcomeOf(error), error };
 }
 
 /**
@@ -49,7 +55,7 @@ export async function runFallback(
             : `no other tool named "${fallback.tool}" is wrapped by this executor (wrapped: ${executor.toolNames().join(", ")})`,
       });
       executor.log("error", error.message, { toolName, error });
-      return failureResult(state, cause, attempts);
+      return failureResult(executor, state, cause, attempts, run.runId);
     }
     const withoutFallback: ToolState = { ...backup, policy: { ...backup.policy, fallback: undefined } };
     const backupResult = await executor.runResilient(withoutFallback, toolInput, config, run);
@@ -64,6 +70,6 @@ export async function runFallback(
     };
   } catch (fallbackError) {
     executor.log("warn", `Fallback of tool "${toolName}" threw.`, { toolName, error: toError(fallbackError), cause });
-    return failureResult(state, cause, attempts);
+    return failureResult(executor, state, cause, attempts, run.runId);
   }
 }

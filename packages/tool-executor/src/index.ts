@@ -28,6 +28,7 @@ export {
 } from "./tool-policy";
 export {
   InMemoryToolResultStore,
+  isFreshCachedResult,
   type CachedToolResult,
   type InMemoryToolResultStoreOptions,
   type ToolResultStore,

@@ -4,13 +4,16 @@
  * They never include a stack trace, `undefined`, `[object Object]` or an empty string.
  */
 
+import { UNICODE_LINE_BREAKS } from "@reins/core";
+
 const MAX_DETAIL_CHARS = 500;
 
 /** Texts that carry no information for the model (a stringified `undefined`, object, …). */
 const PLACEHOLDER_DETAILS = new Set(["undefined", "null", "nan", "[object object]", "error", "error: undefined", "error: [object object]"]);
 
 /**
- * An error message for quoting to the model: every non-blank line kept, joined with ` / ` (a
+ * An error message for quoting to the model: every non-blank line kept (split on every Unicode
+ * line break the parser reads: CR, LF, VT, FF, NEL, LS, PS), joined with ` / ` (a
  * message cannot start a line of the observation), bounded to 500 characters with the cut
  * marked. A detail that is only a stringified placeholder (`"undefined"`, `"[object Object]"`, …)
  * becomes `"no details"`, and an embedded `[object Object]` becomes `(an object)`. The executor
@@ -18,7 +21,7 @@ const PLACEHOLDER_DETAILS = new Set(["undefined", "null", "nan", "[object object
  */
 export function briefDetail(text: string): string {
   const bounded = text.length > MAX_DETAIL_CHARS * 4 ? text.slice(0, MAX_DETAIL_CHARS * 4) : text;
-  const lines = bounded.split(/\r\n|\r|\n/).map((line) => line.trim()).filter((line) => line !== "");
+  const lines = bounded.split(UNICODE_LINE_BREAKS).map((line) => line.trim()).filter((line) => line !== "");
   const joined = lines.join(" / ");
   if (PLACEHOLDER_DETAILS.has(joined.slice(0, 40).replace(/[.\s]+$/, "").toLowerCase())) return "no details";
   const detail = joined.replace(/\[object Object\]/g, "(an object)");

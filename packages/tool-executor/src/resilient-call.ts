@@ -36,7 +36,7 @@ export async function runResilientCall(executor: ExecutorContext, state: ToolSta
   if (runRemainingMs <= 0) {
     // The run's time is up: the tool is not started at all.
     const error = new ToolTimeoutError({ toolName: state.name, timeoutMs: 0, deadline: "run" });
-    return { ...failureResult(state, error, 0), toolCalls: 0 };
+    return { ...failureResult(executor, state, error, 0, run.runId), toolCalls: 0 };
   }
   const result = await runChain(executor, state, toolInput, config, attemptState, runRemainingMs, run);
   return { ...result, toolCalls: attemptState.attempts };
@@ -159,7 +159,7 @@ async function runChain(
       const value = await bounded(neverAborted);
       return successResult(executor, state, toolInput, value, run.runId);
     } catch (thrown) {
-      return failureResult(state, attemptState.lastError ?? toError(thrown), attemptState.attempts);
+      return failureResult(executor, state, attemptState.lastError ?? toError(thrown), attemptState.attempts, run.runId);
     }
   }
   const fallbackPolicy = createFallback(
@@ -171,7 +171,7 @@ async function runChain(
   try {
     value = await fallbackPolicy.execute(() => bounded(neverAborted));
   } catch (thrown) {
-    return failureResult(state, attemptState.lastError ?? toError(thrown), attemptState.attempts);
+    return failureResult(executor, state, attemptState.lastError ?? toError(thrown), attemptState.attempts, run.runId);
   }
   if (value !== FALLBACK_SIGNAL) return successResult(executor, state, toolInput, value, run.runId);
   const cause = attemptState.lastError ?? new ToolExecutionError({ toolName, cause: new Error("unknown failure") });

@@ -1,8 +1,7 @@
-import { isRecord } from "@reins/core";
 import { exactInputKey } from "./cache-key";
 import { type CallResult, type ExecutorContext, type ToolState } from "./executor-context";
 import { toError } from "./normalize-error";
-import type { ToolResultStore } from "./result-store";
+import { isFreshCachedResult, type ToolResultStore } from "./result-store";
 import type { CacheOptions, CacheScopeContext } from "./tool-policy";
 import { DEFAULT_TOOL_EXECUTOR_OPTIONS } from "./tool-executor-options";
 
@@ -88,15 +87,16 @@ export function cacheEntryOf(
 
 /**
  * The cached answer of a call, or `undefined` on a miss. An entry older than `ttlMs` by the
- * executor's clock is a miss even if the store returns it; a store that throws is a miss, logged
+ * executor's clock, or stamped later than now, is a miss even if the store returns it; a store that throws is a miss, logged
  * and emitted as a `tool_cache_error` event.
  */
 export async function readCache(executor: ExecutorContext, entry: CallCacheEntry, toolName: string, toolInput: unknown, runId: string | undefined): Promise<CallResult | undefined> {
   try {
     const hit = await entry.store.get(entry.key);
     storesDown.delete(entry.store);
-    // The age is checked here too, so a store that keeps entries past their TTL cannot serve them.
-    if (isRecord(hit) && "value" in hit && typeof hit.storedAtMs === "number" && executor.options.now() - hit.storedAtMs < entry.options.ttlMs) {
+    // The age is checked here by the reader's clock, so a store that keeps entries past their TTL
+    // (or one stamped in the future) cannot serve them.
+    if (isFreshCachedResult(hit, executor.options.now(), entry.options.ttlMs)) {
       return { observation: executor.format(hit.value, { toolName, toolInput, ...(runId !== undefined ? { runId } : {}) }), outcome: "cached", artifact: hit.value };
     }
   } catch (storeError) {

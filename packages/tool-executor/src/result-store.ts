@@ -11,6 +11,29 @@ export interface CachedToolResult {
 }
 
 /**
+ * Whether `entry` is a cached tool result that may be served at `nowMs`: the documented JSON shape
+ * `{ value, storedAtMs }` with a finite `storedAtMs`, and an age by the reader's clock in
+ * `[0, ttlMs)`. An entry stamped in the future (a writer's clock ahead, or a forged entry) is never
+ * fresh, so a store that keeps it without its own TTL cannot serve it for ever.
+ *
+ * @param entry - what a {@link ToolResultStore} returned (any value)
+ * @param nowMs - the reader's clock, epoch milliseconds
+ * @param ttlMs - the cache's TTL in milliseconds
+ * @returns true when `entry` may be served
+ * @example
+ * ```ts
+ * isFreshCachedResult({ value: "18 °C", storedAtMs: Date.now() + 3_600_000 }, Date.now(), 60_000); // false
+ * ```
+ */
+export function isFreshCachedResult(entry: unknown, nowMs: number, ttlMs: number): entry is CachedToolResult {
+  if (typeof entry !== "object" || entry === null || Array.isArray(entry) || !("value" in entry)) return false;
+  const storedAtMs = (entry as { storedAtMs?: unknown }).storedAtMs;
+  if (typeof storedAtMs !== "number" || !Number.isFinite(storedAtMs)) return false;
+  const ageMs = nowMs - storedAtMs;
+  return ageMs >= 0 && ageMs < ttlMs;
+}
+
+/**
  * A key-value store for tool results with per-entry TTL. Methods may be sync or async. A store
  * that throws is treated as a cache miss (the tool is called) and the error is logged.
  *

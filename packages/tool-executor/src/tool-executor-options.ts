@@ -1,4 +1,13 @@
-import { DEFAULT_REACT_LABELS, type ReActLabelSet, type ReinsEventListener, type ReinsEventRecorder, type RunContextStore } from "@reins/core";
+import {
+  DEFAULT_REACT_LABELS,
+  createSecretRedactor,
+  type ReActLabelSet,
+  type ReinsEventListener,
+  type ReinsEventRecorder,
+  type RunContextStore,
+  type SecretRedactionOptions,
+  type SecretRedactor,
+} from "@reins/core";
 import { ToolExecutorOptionsError } from "./errors";
 import { defaultFormatObservation } from "./format-observation";
 import { resolveToolPolicy, type ToolPolicy } from "./tool-policy";
@@ -78,6 +87,14 @@ export interface ToolExecutorOptions {
    * @default DEFAULT_REACT_LABELS
    */
   labels?: ReActLabelSet;
+  /**
+   * Secrets redacted from failure previews (the error details quoted to the model: provider API
+   * keys, bearer tokens, credentials in URLs, cloud keys, JWTs, private keys; `createSecretRedactor`
+   * of `@reins/core`), each counted as a `secret_redaction` event (`surface: "preview"`).
+   * `{ patterns }` adds patterns; `false` quotes errors verbatim.
+   * @default {} (the default patterns, on)
+   */
+  secretRedaction?: SecretRedactionOptions | false;
 }
 
 /** `ToolExecutorOptions` with defaults applied and every policy validated. */
@@ -93,6 +110,7 @@ export interface ResolvedToolExecutorOptions {
   readonly forwardCallbacks: boolean;
   readonly maxTrackedRuns: number;
   readonly labels: ReActLabelSet;
+  readonly secretRedactor: SecretRedactor;
 }
 
 /** Defaults of {@link ToolExecutorOptions}. */
@@ -120,6 +138,7 @@ const OPTION_KEYS = [
   "forwardCallbacks",
   "maxTrackedRuns",
   "labels",
+  "secretRedaction",
 ];
 
 /**
@@ -168,6 +187,12 @@ export function resolveToolExecutorOptions(options: ToolExecutorOptions = {}): R
   if (!Number.isInteger(maxTrackedRuns) || maxTrackedRuns < 1) {
     throw new ToolExecutorOptionsError({ field: "maxTrackedRuns", value: maxTrackedRuns, reason: "must be an integer >= 1" });
   }
+  let secretRedactor: SecretRedactor;
+  try {
+    secretRedactor = createSecretRedactor(options.secretRedaction ?? {});
+  } catch (error) {
+    throw new ToolExecutorOptionsError({ field: "secretRedaction", value: options.secretRedaction, reason: error instanceof Error ? error.message : String(error) });
+  }
   return Object.freeze({
     defaults,
     policies,
@@ -180,5 +205,6 @@ export function resolveToolExecutorOptions(options: ToolExecutorOptions = {}): R
     forwardCallbacks: options.forwardCallbacks ?? false,
     maxTrackedRuns,
     labels: options.labels ?? DEFAULT_REACT_LABELS,
+    secretRedactor,
   });
 }

@@ -145,6 +145,12 @@ export class ToolExecutor {
     const existing = this.states.get(tool.name);
     if (existing !== undefined && existing.original === tool) return existing.wrapped;
     this.untrusted.addToolName(tool.name);
+    // A wrapped tool is one of the agent's: its name becomes a value of the metrics' `tool` label.
+    try {
+      this.options.metrics?.registerTools?.([tool.name]);
+    } catch (error) {
+      this.log("warn", `metrics.registerTools threw for tool "${tool.name}".`, { toolName: tool.name, error: toError(error) });
+    }
     // Own keys only: a tool named "constructor" or "toString" must not pick up Object.prototype members.
     const override = Object.prototype.hasOwnProperty.call(this.options.policies, tool.name) ? this.options.policies[tool.name] : undefined;
     const policy = resolveToolPolicy(this.options.defaults, override, `policies.${tool.name}`);
