@@ -110,3 +110,34 @@ export async function writeCache(executor: ExecutorContext, entry: CallCacheEntr
     executor.emit({ type: "tool_cache_error", toolName, operation: "set", error, runId });
   }
 }
+
+/**
+ * After a miss: lets the store's `claim` (cross-process lease) wait for another process's entry.
+ * Answers that entry as a cached result, or `undefined` when this process must run the tool (no
+ * `claim`, the lease was taken, the wait ran out, or the store threw: logged and emitted as a
+ * `tool_cache_error` with operation `get`).
+ */
+export async function claimCache(executor: ExecutorContext, entry: CallCacheEntry, toolName: string, toolInput: unknown, runId: string | undefined): Promise<CallResult | undefined> {
+  if (entry.store.claim === undefined) return undefined;
+  try {
+    const hit = await entry.store.claim(entry.key);
+    if (isRecord(hit) && "value" in hit && typeof hit.storedAtMs === "number" && executor.options.now() - hit.storedAtMs < entry.options.ttlMs) {
+      return { observation: executor.format(hit.value, { toolName, toolInput, ...(runId !== undefined ? { runId } : {}) }), outcome: "cached", artifact: hit.value };
+    }
+  } catch (storeError) {
+    const error = toError(storeError);
+    executor.log("warn", `Cache store failed on claim for tool "${toolName}"; calling the tool.`, { toolName, error });
+    executor.emit({ type: "tool_cache_error", toolName, operation: "get", error, runId });
+  }
+  return undefined;
+}
+
+/** Gives up the lease `claimCache` may have taken; a store that throws is logged. */
+export async function releaseCache(executor: ExecutorContext, entry: CallCacheEntry, toolName: string): Promise<void> {
+  if (entry.store.release === undefined) return;
+  try {
+    await entry.store.release(entry.key);
+  } catch (storeError) {
+    executor.log("warn", `Cache store failed to release the lease for tool "${toolName}".`, { toolName, error: toError(storeError) });
+  }
+}

@@ -10,7 +10,8 @@ import { type CallFacts, type CallResult, type ExecutorContext, type ToolState, 
 import { defaultFormatObservation, ensureReadableObservation } from "./format-observation";
 import { MODEL_MESSAGES } from "./messages";
 import { toError } from "./normalize-error";
-import { cacheEntryOf, readCache, writeCache } from "./result-cache";
+import { cacheEntryOf, claimCache, readCache, releaseCache, writeCache } from "./result-cache";
+import { sharedResult, SingleFlight } from "./single-flight";
 import { runResilientCall } from "./resilient-call";
 import { InMemoryToolResultStore } from "./result-store";
 import { drainNotes, RunSlots, type RunHandle } from "./run-slots";
@@ -68,6 +69,8 @@ export class ToolExecutor {
   /** Numbers the calls, for the `callId` pairing `tool_start` with `tool_call`. */
   private callCount = 0;
   private readonly warnedUncached = new Set<string>();
+  /** Concurrent identical cacheable calls share one execution. */
+  private readonly singleFlight = new SingleFlight();
   /** Neutralises every observation with the agent's labels and the wrapped tools' names. */
   private readonly untrusted: UntrustedObservationGuard;
   /** Per tool, the run of the latest call started: the run a circuit change is reported under. */
@@ -265,9 +268,27 @@ export class ToolExecutor {
     // The original tool gets the caller's config minus its callbacks (one tool run per action),
     // or the wrapper's child callbacks when forwardCallbacks is on.
     const innerConfig: RunnableConfig = { ...config, runId: undefined, callbacks: this.options.forwardCallbacks ? runManager?.getChild() : undefined };
-    const result = await withIdempotencyClaim(idempotency, run, () => runResilientCall(this.context, state, toolInput, innerConfig, run));
-    if (cache !== undefined) await writeCache(this.context, cache, toolName, toolInput, result, run.runId);
-    return result;
+    const call = (): Promise<CallResult> => withIdempotencyClaim(idempotency, run, () => runResilientCall(this.context, state, toolInput, innerConfig, run));
+    if (cache === undefined) return call();
+    // Concurrent identical calls (same scope, tool and input) share one execution; across
+    // processes, the store's lease (claim) lets one compute while the others wait for its entry.
+    const { result, shared } = await this.singleFlight.do(cache.key, async () => {
+      const claimed = await claimCache(this.context, cache, toolName, toolInput, run.runId);
+      if (claimed !== undefined) return claimed;
+      try {
+        const computed = await call();
+        await writeCache(this.context, cache, toolName, toolInput, computed, run.runId);
+        return computed;
+      } finally {
+        await releaseCache(this.context, cache, toolName);
+      }
+    });
+    if (!shared) return result;
+    const joined = sharedResult(result);
+    // The observation is formatted again for this call's run (formatObservation may use it).
+    return joined.outcome === "cached" && result.raw !== undefined
+      ? { ...joined, observation: this.format(result.raw, { toolName, toolInput, ...(run.runId !== undefined ? { runId: run.runId } : {}) }) }
+      : joined;
   }
 
   /** A successful result as observation text: `formatObservation`, guarded (blank or throwing → the default). */
