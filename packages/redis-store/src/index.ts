@@ -5,3 +5,6 @@ export {
   type RedisResultStoreOptions,
 } from "./redis-result-store-options";
 export { RedisStoreError, RedisStoreOperationError, RedisStoreOptionsError } from "./errors";
+export { DEFAULT_REDIS_CIRCUIT_STORE_OPTIONS, RedisCircuitStore, type RedisCircuitStoreOptions } from "./redis-circuit-store";
+export { type RedisCommandClient } from "./redis-connection";
+export { type RedisStoreOperation } from "./errors";

@@ -40,6 +40,16 @@ export interface RedisResultStoreOptions {
    * @default undefined
    */
   onError?: (error: RedisStoreOperationError) => void;
+  /**
+   * Cross-process stampede guard: after a miss, the executor asks the store to `claim` the key. The
+   * first process takes a lease (`SET <prefix>lease:<key> <token> NX PX leaseMs`) and runs the tool;
+   * the others poll for its entry (every `leasePollMs`) up to `leaseWaitMs`, then run the tool
+   * themselves. A lease outlives a crashed holder by at most `leaseMs`. `false` turns leases off.
+   * Needs a client that sends raw commands (ioredis, node-redis); with another client, or while
+   * Redis fails, the call runs (fail open).
+   * @default { leaseMs: 10000, leaseWaitMs: 2000, leasePollMs: 50 }
+   */
+  lease?: { leaseMs?: number; leaseWaitMs?: number; leasePollMs?: number } | false;
 }
 
 /** Defaults of {@link RedisResultStoreOptions}. */
@@ -47,7 +57,15 @@ export const DEFAULT_REDIS_RESULT_STORE_OPTIONS = Object.freeze({
   url: "redis://127.0.0.1:6379",
   keyPrefix: "reins:tool:",
   operationTimeoutMs: 250,
+  lease: Object.freeze({ leaseMs: 10_000, leaseWaitMs: 2_000, leasePollMs: 50 }),
 });
+
+/** The resolved `lease` option (`undefined`: off). */
+export interface ResolvedLeaseOptions {
+  readonly leaseMs: number;
+  readonly leaseWaitMs: number;
+  readonly leasePollMs: number;
+}
 
 const check: OptionChecks = createOptionChecks((field, value, reason) => {
   throw new RedisStoreOptionsError({ field, value, reason });
@@ -59,7 +77,7 @@ const check: OptionChecks = createOptionChecks((field, value, reason) => {
  * @returns `keyPrefix` and `operationTimeoutMs`, defaults applied
  * @throws {RedisStoreOptionsError} when an option is invalid (names the field)
  */
-export function resolveRedisResultStoreOptions(options: RedisResultStoreOptions): { keyPrefix: string; operationTimeoutMs: number } {
+export function resolveRedisResultStoreOptions(options: RedisResultStoreOptions): { keyPrefix: string; operationTimeoutMs: number; lease: ResolvedLeaseOptions | undefined } {
   const { keyPrefix = DEFAULT_REDIS_RESULT_STORE_OPTIONS.keyPrefix, operationTimeoutMs = DEFAULT_REDIS_RESULT_STORE_OPTIONS.operationTimeoutMs } = options;
   if (typeof keyPrefix !== "string") check.fail("keyPrefix", keyPrefix, "must be a string");
   if (typeof operationTimeoutMs !== "number" || !Number.isFinite(operationTimeoutMs) || operationTimeoutMs <= 0) {
@@ -69,5 +87,15 @@ export function resolveRedisResultStoreOptions(options: RedisResultStoreOptions)
     check.fail("client", "(client)", "must be an ioredis client (get, set, del)");
   }
   check.optionalFunction("onError", options.onError);
-  return { keyPrefix, operationTimeoutMs };
+  let lease: ResolvedLeaseOptions | undefined;
+  if (options.lease !== false) {
+    if (options.lease !== undefined && (typeof options.lease !== "object" || options.lease === null)) check.fail("lease", options.lease, "must be an object or false");
+    const merged = { ...DEFAULT_REDIS_RESULT_STORE_OPTIONS.lease, ...(options.lease ?? {}) };
+    for (const field of ["leaseMs", "leaseWaitMs", "leasePollMs"] as const) {
+      const value = merged[field];
+      if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) check.fail(`lease.${field}`, value, "must be a finite number > 0");
+    }
+    lease = Object.freeze(merged);
+  }
+  return { keyPrefix, operationTimeoutMs, lease };
 }

@@ -47,11 +47,16 @@ export function isKnownFailure(thrown: unknown): boolean {
 }
 
 /**
- * Failures that count towards opening a circuit: not input errors, not bulkhead rejections, not
+ * Failures that count towards opening a circuit: transport faults, timeouts, 5xx and other
+ * failures; not HTTP 4xx answers (429 included), not input errors, not bulkhead rejections, not
  * cancellations by the caller, not a call the rate limiter refused (a timeout reaches the breaker
  * as a ToolTimeoutError and counts).
  */
 export function countsAgainstCircuit(error: Error): boolean {
+  // A 4xx (429 included) says the service is up and answering: the request or the quota is at
+  // fault, not the service's health (a 429 is handled by Retry-After and rateLimit instead).
+  const status = ToolResultCheckError.isInstance(error) ? error.status : httpStatusOf(error);
+  if (status !== undefined && status >= 400 && status < 500) return false;
   return (
     !ToolValidationError.isInstance(error) &&
     !RateLimitedError.isInstance(error) &&

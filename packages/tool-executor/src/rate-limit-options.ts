@@ -9,6 +9,11 @@ import { checkFunction, checkKeys, checkNumber, fail, isPlainObject, MAX_TIMER_M
  */
 export interface RateLimiterLike {
   consume(key: string | number, points?: number, options?: Record<string, unknown>): Promise<unknown>;
+  /**
+   * Blocks `key` for `secDuration` seconds (rate-limiter-flexible's `block`): used when the
+   * service answers 429/503 with a `Retry-After`, so the whole fleet waits, not only this call.
+   */
+  block?(key: string | number, secDuration: number, options?: Record<string, unknown>): Promise<unknown>;
 }
 
 /** What `rateLimit.key` sees of a call. */
@@ -29,7 +34,8 @@ export interface RateLimitKeyContext {
  * and answers a rate-limited observation naming when a slot frees (`RateLimitedError`, outcome
  * `rejected`, not counted against the circuit). A limiter whose store fails (an `Error`, not a
  * `RateLimiterRes`) lets the call through and logs a warning: give it an `insuranceLimiter` to keep
- * a per-process quota while Redis is down.
+ * a per-process quota while Redis is down. When the service still answers 429 or 503 with a
+ * `Retry-After`, the key is blocked for that long (`limiter.block`), so every replica waits.
  */
 export interface RateLimitOptions {
   /** A rate-limiter-flexible limiter (an optional peer dependency: install it yourself). */

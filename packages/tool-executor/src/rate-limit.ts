@@ -6,7 +6,7 @@ import type { RateLimitKeyContext, ResolvedRateLimitOptions } from "./rate-limit
 import { sleepUnlessAborted } from "./retry-after";
 
 /** The wake-up spread after a `msBeforeNext` wait, so waiting replicas do not all ask at once (ms). */
-const WAKE_JITTER_MS = 25;
+const WAKE_JITTER_MS = 50;
 
 /** A rate-limiter-flexible `RateLimiterRes` (what `consume` rejects with when the key has no point left). */
 function msBeforeNextOf(rejection: unknown): number | undefined {
@@ -23,6 +23,7 @@ function msBeforeNextOf(rejection: unknown): number | undefined {
  * @throws {RateLimitedError} when no point can be had in time (the tool is not started)
  * @throws {ToolExecutionError} when `rateLimit.key` throws or returns no string
  * @throws {TaskCancelledError} when `signal` aborts while waiting
+ * @returns the key the point was taken under
  */
 export async function takeRateLimitSlot(
   executor: Pick<ExecutorContext, "log">,
@@ -30,7 +31,7 @@ export async function takeRateLimitSlot(
   context: RateLimitKeyContext,
   signal: AbortSignal | undefined,
   callEndsAtMs: number,
-): Promise<void> {
+): Promise<string> {
   const { toolName } = context;
   let key: string;
   try {
@@ -45,13 +46,13 @@ export async function takeRateLimitSlot(
     if (signal?.aborted === true) throw new TaskCancelledError();
     try {
       await options.limiter.consume(key, 1);
-      return;
+      return key;
     } catch (rejection) {
       const waitMs = msBeforeNextOf(rejection);
       if (waitMs === undefined) {
         // The limiter's store failed (and it has no insuranceLimiter): fail open, say so.
         executor.log("warn", `Rate limiter of tool "${toolName}" failed; calling the tool without it.`, { toolName, error: toError(rejection) });
-        return;
+        return key;
       }
       const nowMs = Date.now();
       if (nowMs + waitMs > callEndsAtMs || nowMs - startedAtMs + waitMs > options.maxWaitMs) {
@@ -60,5 +61,18 @@ export async function takeRateLimitSlot(
       const jitterMs = Math.floor(Math.random() * WAKE_JITTER_MS);
       if (!(await sleepUnlessAborted(Math.min(waitMs + jitterMs, Math.max(0, callEndsAtMs - nowMs)), signal))) throw new TaskCancelledError();
     }
+  }
+}
+
+/**
+ * Blocks the quota `key` for `retryAfterMs` (the service's `Retry-After`), when the limiter can
+ * (`block`); a limiter that fails is logged, never thrown.
+ */
+export async function blockRateLimitKey(executor: Pick<ExecutorContext, "log">, options: ResolvedRateLimitOptions, toolName: string, key: string, retryAfterMs: number): Promise<void> {
+  if (typeof options.limiter.block !== "function" || retryAfterMs <= 0) return;
+  try {
+    await options.limiter.block(key, retryAfterMs / 1000);
+  } catch (blockError) {
+    executor.log("warn", `Rate limiter of tool "${toolName}" failed to block key "${key}" for the service's Retry-After.`, { toolName, error: toError(blockError) });
   }
 }

@@ -9,7 +9,7 @@ import { failureResult, runFallback } from "./fallback";
 import { guardAbortListeners } from "./guarded-signal";
 import { runInHeldBulkhead, typedBulkheadError, type InFlight } from "./held-bulkhead";
 import { toError } from "./normalize-error";
-import { takeRateLimitSlot } from "./rate-limit";
+import { blockRateLimitKey, takeRateLimitSlot } from "./rate-limit";
 import { retryAfterMsOf, sleepUnlessAborted } from "./retry-after";
 import type { RunHandle } from "./run-slots";
 import { MAX_TIMER_MS } from "./tool-policy";
@@ -124,26 +124,30 @@ async function runChain(
     }
     return runInHeldBulkhead(bulkhead, limits, toolName, policy.timeoutMs, signal, timed);
   };
+  let rateLimitKey: string | undefined;
   /** Takes a point of the tool's quota (every attempt does, retries too), then enters the bulkhead. */
   const metered = async (signal: AbortSignal): Promise<unknown> => {
     if (policy.rateLimit !== undefined) {
       const keyContext = { toolName, toolInput, metadata: config.metadata, configurable: config.configurable };
-      await takeRateLimitSlot(executor, policy.rateLimit, keyContext, signal, attemptState.callEndsAtMs);
+      rateLimitKey = await takeRateLimitSlot(executor, policy.rateLimit, keyContext, signal, attemptState.callEndsAtMs);
     }
     return limited(signal);
+  };
+  /** cockatiel's open-circuit rejection as Reins' `CircuitOpenError` (other errors unchanged). */
+  const openCircuitError = (error: unknown): unknown => {
+    if (!(error instanceof BrokenCircuitError)) return error;
+    // cockatiel's lastFailure is `{ error }` or `{ value }`: report the failure itself as the cause.
+    const last = state.breaker?.lastFailure as { error?: unknown } | undefined;
+    return new CircuitOpenError({ toolName, cause: last !== undefined && "error" in last ? last.error : error });
   };
   const guarded = async (signal: AbortSignal): Promise<unknown> => {
     if (state.breaker === undefined) return metered(signal);
     executor.lastRunIdOfTool.set(toolName, attemptState.runId);
+    if (state.sharedBreaker !== undefined) return state.sharedBreaker.execute(metered, signal, attemptState.runId, openCircuitError);
     try {
       return await state.breaker.execute(({ signal: inner }) => metered(inner), signal);
     } catch (error) {
-      if (error instanceof BrokenCircuitError) {
-        // cockatiel's lastFailure is `{ error }` or `{ value }`: report the failure itself as the cause.
-        const last = state.breaker.lastFailure as { error?: unknown } | undefined;
-        throw new CircuitOpenError({ toolName, cause: last !== undefined && "error" in last ? last.error : error });
-      }
-      throw error;
+      throw openCircuitError(error);
     }
   };
   const attempt = async (signal: AbortSignal): Promise<unknown> => {
@@ -155,7 +159,11 @@ async function runChain(
       return await guarded(signal);
     } catch (thrown) {
       const retryAfterMs = retryAfterMsOf(thrown, Date.now());
-      if (retryAfterMs !== undefined) attemptState.notBeforeMs = Date.now() + retryAfterMs;
+      if (retryAfterMs !== undefined) {
+        attemptState.notBeforeMs = Date.now() + retryAfterMs;
+        // The service is over its quota: the whole fleet waits, not only this call.
+        if (policy.rateLimit !== undefined && rateLimitKey !== undefined) await blockRateLimitKey(executor, policy.rateLimit, toolName, rateLimitKey, retryAfterMs);
+      }
       const error = isKnownFailure(thrown) ? (thrown as Error) : new ToolExecutionError({ toolName, cause: toError(thrown) });
       // An attempt cut by the call's deadline is reported by the deadline itself.
       if (deadline?.signal.aborted !== true) attemptState.lastError = error;

@@ -70,9 +70,16 @@ export function cacheEntryOf(
 /**
  * The cached answer of a call, or `undefined` on a miss. An entry older than `ttlMs` by the
  * executor's clock is a miss even if the store returns it; a store that throws is a miss, logged
- * and emitted as a `tool_cache_error` event.
+ * and emitted as a `tool_cache_error` event (and `onStoreError` is called).
  */
-export async function readCache(executor: ExecutorContext, entry: CallCacheEntry, toolName: string, toolInput: unknown, runId: string | undefined): Promise<CallResult | undefined> {
+export async function readCache(
+  executor: ExecutorContext,
+  entry: CallCacheEntry,
+  toolName: string,
+  toolInput: unknown,
+  runId: string | undefined,
+  onStoreError?: () => void,
+): Promise<CallResult | undefined> {
   try {
     const hit = await entry.store.get(entry.key);
     // The age is checked here too, so a store that keeps entries past their TTL cannot serve them.
@@ -83,6 +90,7 @@ export async function readCache(executor: ExecutorContext, entry: CallCacheEntry
     const error = toError(storeError);
     executor.log("warn", `Cache store failed on get for tool "${toolName}"; calling the tool.`, { toolName, error });
     executor.emit({ type: "tool_cache_error", toolName, operation: "get", error, runId });
+    onStoreError?.();
   }
   return undefined;
 }

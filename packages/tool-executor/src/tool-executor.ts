@@ -11,6 +11,7 @@ import { defaultFormatObservation, ensureReadableObservation } from "./format-ob
 import { MODEL_MESSAGES } from "./messages";
 import { toError } from "./normalize-error";
 import { cacheEntryOf, claimCache, readCache, releaseCache, writeCache } from "./result-cache";
+import { SharedBreaker } from "./shared-breaker";
 import { sharedResult, SingleFlight } from "./single-flight";
 import { runResilientCall } from "./resilient-call";
 import { InMemoryToolResultStore } from "./result-store";
@@ -152,13 +153,19 @@ export class ToolExecutor {
     const policy = resolveToolPolicy(this.options.defaults, override, `policies.${tool.name}`);
     const kind: ToolInputKind = isStringInputTool(tool) ? "string" : "object";
     const schema = kind === "object" && policy.sideEffects ? withConfirmField(tool.schema) : tool.schema;
+    const breaker = existing?.breaker ?? createToolBreaker(tool.name, policy, this.context);
+    const circuitStore = policy.circuitBreaker?.store;
     const state: ToolState = {
       name: tool.name,
       original: tool,
       policy,
       kind,
       schema,
-      breaker: existing?.breaker ?? createToolBreaker(tool.name, policy, this.context),
+      breaker,
+      sharedBreaker:
+        breaker === undefined || circuitStore === undefined || policy.circuitBreaker === undefined
+          ? undefined
+          : (existing?.sharedBreaker ?? new SharedBreaker(tool.name, policy.circuitBreaker, circuitStore, breaker, this.context)),
       bulkhead: createToolBulkhead(policy),
       timeout: createAttemptTimeout(policy),
       directFunc: kind === "string" && !this.options.forwardCallbacks ? directFuncOf(tool) : undefined,
@@ -181,6 +188,8 @@ export class ToolExecutor {
 
   /** The circuit state of a wrapped tool (`undefined` when unknown or without breaker). */
   circuitStateOf(toolName: string): CircuitState | undefined {
+    const shared = this.states.get(toolName)?.sharedBreaker;
+    if (shared !== undefined) return shared.state;
     const breaker = this.states.get(toolName)?.breaker;
     return breaker === undefined ? undefined : toCircuitState(breaker.state);
   }
@@ -255,7 +264,8 @@ export class ToolExecutor {
       sourceText: prepared.sourceText,
     };
     const cache = cacheEntryOf(this.context, state, { toolName, toolInput, runId: run.runId, ...facts }, (name, reason) => this.warnUncached(name, reason));
-    const cached = cache === undefined ? undefined : await readCache(this.context, cache, toolName, toolInput, run.runId);
+    let storeFailed = false;
+    const cached = cache === undefined ? undefined : await readCache(this.context, cache, toolName, toolInput, run.runId, () => (storeFailed = true));
     if (cached !== undefined) return cached;
 
     const gate = await gateSideEffectCall(this.context, state, toolInput, prepared, run, this);
@@ -273,7 +283,8 @@ export class ToolExecutor {
     // Concurrent identical calls (same scope, tool and input) share one execution; across
     // processes, the store's lease (claim) lets one compute while the others wait for its entry.
     const { result, shared } = await this.singleFlight.do(cache.key, async () => {
-      const claimed = await claimCache(this.context, cache, toolName, toolInput, run.runId);
+      // A store that just failed is not asked for a lease too (one error per outage-hit call, and no wait).
+      const claimed = storeFailed ? undefined : await claimCache(this.context, cache, toolName, toolInput, run.runId);
       if (claimed !== undefined) return claimed;
       try {
         const computed = await call();
