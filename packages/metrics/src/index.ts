@@ -20,3 +20,4 @@ export {
 } from "./metric-catalog";
 export { MetricConflictError, MetricsEventError, MetricsOptionsError, ReinsMetricsError, type ReinsMetricsErrorOptions } from "./errors";
 export { startMetricsServer, type MetricsServer, type MetricsServerOptions } from "./metrics-server";
+export { registerClusterWorker } from "./cluster-worker";

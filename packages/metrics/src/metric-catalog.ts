@@ -29,6 +29,13 @@ export interface AgentMetricDefinition {
    * @default "durationBucketsSeconds" (for histograms; unused by other types)
    */
   readonly buckets?: "durationBucketsSeconds" | "observationCharBuckets";
+  /**
+   * How prom-client's `AggregatorRegistry` (Node cluster mode) merges the workers' values of this
+   * metric: `circuit_state` takes the `max` (the worst state any worker acts on), so four open
+   * workers read 2, not 8.
+   * @default "sum" (prom-client's default)
+   */
+  readonly aggregator?: "sum" | "max" | "min" | "average" | "first" | "omit";
 }
 
 /** `stage` of `observation_chars`. */
@@ -114,12 +121,10 @@ export const AGENT_METRIC_CATALOG = Object.freeze({
     ["tool", "operation"],
     { operation: ["get", "set"] },
   ),
-  circuitState: define(
-    "circuit_state",
-    "gauge",
-    "Circuit breaker state per tool: 0 closed, 1 half-open, 2 open.",
-    ["tool"],
-  ),
+  circuitState: Object.freeze({
+    ...define("circuit_state", "gauge", "Circuit breaker state per tool: 0 closed, 1 half-open, 2 open.", ["tool"]),
+    aggregator: "max" as const,
+  }),
   parsingErrorsTotal: define(
     "parsing_errors_total",
     "counter",
