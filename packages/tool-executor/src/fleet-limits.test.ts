@@ -80,6 +80,30 @@ describe("Retry-After", () => {
   });
 });
 
+describe("the circuit breaker and HTTP answers", () => {
+  it("counts 5xx failures but not 4xx answers (429 included): the service is answering", async () => {
+    let status = 429;
+    const answering = new DynamicTool({
+      name: "quotes",
+      description: "quotes",
+      func: async () => {
+        throw Object.assign(new Error(`HTTP ${status}`), { status });
+      },
+    });
+    const executor = new ToolExecutor({ policies: { quotes: { retry: false, circuitBreaker: { failureThreshold: 2 } } } });
+    const [wrapped] = executor.wrap([answering]);
+    for (const answer of [429, 404, 400, 429]) {
+      status = answer;
+      await wrapped.invoke("x");
+    }
+    expect(executor.circuitStateOf("quotes")).toBe("closed");
+    status = 503;
+    await wrapped.invoke("x");
+    await wrapped.invoke("x");
+    expect(executor.circuitStateOf("quotes")).toBe("open");
+  });
+});
+
 describe("rateLimit", () => {
   it("rejects an object that is not a limiter, naming the field", () => {
     expect(() => new ToolExecutor({ policies: { search: { rateLimit: { limiter: {} as never } } } })).toThrow(ToolExecutorOptionsError);
