@@ -12,7 +12,7 @@ import { RedisResultStore } from "../redis-result-store";
 
 /** What the parent asks of a replica. */
 export type ReplicaJob =
-  | { mode: "breaker"; redisUrl: string; upstreamUrl: string; durationMs: number; intervalMs: number; startDelayMs: number; shared: boolean }
+  | { mode: "breaker"; redisUrl: string; upstreamUrl: string; durationMs: number; intervalMs: number; startAtMs: number; shared: boolean }
   | { mode: "quota"; redisUrl: string; upstreamUrl: string; runs: number; callsPerRun: number; pointsPerSecond: number }
   | { mode: "cache"; redisUrl: string; upstreamUrl: string; keys: string[] };
 
@@ -70,7 +70,8 @@ async function main(): Promise<void> {
       const circuitBreaker = { failureThreshold: 3, halfOpenAfterMs: 2_000, ...(job.shared ? { store } : {}) };
       const executor = new ToolExecutor({ onEvent, policies: { payments: { retry: false, circuitBreaker } } });
       const [payments] = executor.wrap([upstreamTool("payments", () => `${job.upstreamUrl}/dead`)]);
-      await new Promise((resolve) => setTimeout(resolve, job.startDelayMs));
+      // Every replica starts at the same moment, however long its process took to boot.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, job.startAtMs - Date.now())));
       const endsAt = Date.now() + job.durationMs;
       while (Date.now() < endsAt) {
         await timed(() => payments.invoke("charge"));

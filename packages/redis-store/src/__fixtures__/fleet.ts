@@ -68,6 +68,8 @@ export interface UpstreamCounts {
   rejected429: number;
   /** `/compute` runs per key. */
   computed: Record<string, number>;
+  /** When each `/dead` request arrived (epoch ms). */
+  deadArrivals: number[];
   /** Per `/quota` query: when each request arrived (ms). */
   quotaArrivals: Record<string, number[]>;
 }
@@ -78,13 +80,14 @@ export interface UpstreamCounts {
  * with `Retry-After: 1`; `/compute?key=` takes 300 ms and counts each key.
  */
 export async function startUpstream(perSecond = 10): Promise<{ url: string; counts: UpstreamCounts; close: () => Promise<void> }> {
-  const counts: UpstreamCounts = { requests: {}, rejected429: 0, computed: {}, quotaArrivals: {} };
+  const counts: UpstreamCounts = { requests: {}, rejected429: 0, computed: {}, quotaArrivals: {}, deadArrivals: [] };
   let windowStartMs: number | undefined;
   let inWindow = 0;
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? "/", "http://upstream");
     counts.requests[url.pathname] = (counts.requests[url.pathname] ?? 0) + 1;
     if (url.pathname === "/dead") {
+      counts.deadArrivals.push(Date.now());
       response.writeHead(503).end("down");
     } else if (url.pathname === "/quota") {
       const now = Date.now();
