@@ -1,6 +1,7 @@
 export { RedisResultStore } from "./redis-result-store";
 export {
   DEFAULT_REDIS_RESULT_STORE_OPTIONS,
+  type NodeRedisClientLike,
   type RedisClientLike,
   type RedisResultStoreOptions,
 } from "./redis-result-store-options";

@@ -2,6 +2,7 @@ import { DynamicTool } from "@langchain/core/tools";
 import type { ReinsEvent } from "@reins/core";
 import { describeRequiring } from "@reins/testing";
 import { ToolExecutor } from "@reins/tool-executor";
+import { createClient } from "@redis/client";
 import { Redis } from "ioredis";
 import { startRedis, type TestRedis } from "./__fixtures__/redis-server";
 import { RedisCircuitStore, RedisResultStore, RedisStoreOptionsError } from "./index";
@@ -116,17 +117,33 @@ describeRequiring([{ program: "redis-server" }], "RedisCircuitStore against a re
     expect(reached).toBe(8);
   });
 
-  it("speaks to a node-redis-shaped client (sendCommand) with the same scripts", async () => {
-    const ioredis = newClient();
-    await ready(ioredis);
-    const nodeRedisShaped = { sendCommand: (args: string[]) => ioredis.call(args[0], ...args.slice(1)) };
-    const store = new RedisCircuitStore({ client: nodeRedisShaped });
-    const settings = { failureThreshold: 1, halfOpenAfterMs: 10_000 };
-    expect(await store.acquire("search", settings)).toEqual({ state: "closed" });
-    expect(await store.record("search", { state: "closed" }, "failure", settings)).toBe("open");
-    const permit = await store.acquire("search", settings);
-    expect(permit.state).toBe("open");
-    expect(permit.state === "open" && permit.retryAfterMs).toBeGreaterThan(9_000);
+  it("works with a node-redis client (@redis/client 6): the circuit scripts, the cache and its lease", async () => {
+    const nodeRedis = createClient({ url: redis.url });
+    nodeRedis.on("error", () => undefined);
+    await nodeRedis.connect();
+    try {
+      const store = new RedisCircuitStore({ client: nodeRedis });
+      const settings = { failureThreshold: 1, halfOpenAfterMs: 10_000 };
+      expect(await store.acquire("search", settings)).toEqual({ state: "closed" });
+      expect(await store.record("search", { state: "closed" }, "failure", settings)).toBe("open");
+      const permit = await store.acquire("search", settings);
+      expect(permit.state).toBe("open");
+      expect(permit.state === "open" && permit.retryAfterMs).toBeGreaterThan(9_000);
+
+      let runs = 0;
+      const results = new RedisResultStore({ client: nodeRedis });
+      const lookup = new DynamicTool({ name: "lookup", description: "lookup", func: async (input) => `value ${input} #${(runs += 1)}` });
+      const [first] = new ToolExecutor({ policies: { lookup: { cache: { store: results, ttlMs: 60_000, scope: "global" } } } }).wrap([lookup]);
+      const [second] = new ToolExecutor({ policies: { lookup: { cache: { store: results, ttlMs: 60_000, scope: "global" } } } }).wrap([lookup]);
+      expect(await first.invoke("k")).toBe("value k #1");
+      expect(await second.invoke("k")).toBe("value k #1");
+      expect(runs).toBe(1);
+      expect(results.failures).toEqual({ get: 0, set: 0, delete: 0, claim: 0, release: 0 });
+      expect(await nodeRedis.pTTL(`reins:tool:${JSON.stringify(["global", "lookup", 's"k"'])}`)).toBeGreaterThan(59_000);
+      expect(await nodeRedis.exists(`reins:tool:lease:${JSON.stringify(["global", "lookup", 's"k"'])}`)).toBe(0);
+    } finally {
+      nodeRedis.destroy();
+    }
   });
 
   for (const fault of ["killed", "paused", "slow"] as const) {

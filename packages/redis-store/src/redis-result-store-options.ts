@@ -12,10 +12,19 @@ export interface RedisClientLike {
   quit?(): Promise<unknown>;
 }
 
+/** The part of a node-redis client (v4+) the stores use: raw commands. */
+export interface NodeRedisClientLike {
+  sendCommand(args: string[]): Promise<unknown>;
+}
+
 /** Options of `RedisResultStore`. */
 export interface RedisResultStoreOptions {
-  /** A client the app owns (ioredis `Redis` or `Cluster`). @default a new `Redis` on `url` */
-  client?: RedisClientLike;
+  /**
+   * A client the app owns: ioredis `Redis` or `Cluster`, or node-redis (`createClient` of `redis`
+   * / `@redis/client`, v4+; its commands are sent with `sendCommand`).
+   * @default a new ioredis `Redis` on `url`
+   */
+  client?: RedisClientLike | NodeRedisClientLike;
   /**
    * Redis URL of the client the store creates when no `client` is given (it is created with
    * `lazyConnect`, `enableOfflineQueue: false` and `maxRetriesPerRequest: 0`, so a command fails at
@@ -83,8 +92,9 @@ export function resolveRedisResultStoreOptions(options: RedisResultStoreOptions)
   if (typeof operationTimeoutMs !== "number" || !Number.isFinite(operationTimeoutMs) || operationTimeoutMs <= 0) {
     check.fail("operationTimeoutMs", operationTimeoutMs, "must be a finite number > 0");
   }
-  if (options.client !== undefined && (typeof options.client !== "object" || options.client === null || typeof options.client.get !== "function")) {
-    check.fail("client", "(client)", "must be an ioredis client (get, set, del)");
+  const client = options.client as Partial<RedisClientLike & NodeRedisClientLike> | null | undefined;
+  if (client !== undefined && (typeof client !== "object" || client === null || (typeof client.get !== "function" && typeof client.sendCommand !== "function"))) {
+    check.fail("client", "(client)", "must be an ioredis client (get, set, del) or a node-redis client (sendCommand)");
   }
   check.optionalFunction("onError", options.onError);
   let lease: ResolvedLeaseOptions | undefined;

@@ -6,6 +6,7 @@ import { canSendCommands, sendCommand } from "./redis-connection";
 import {
   DEFAULT_REDIS_RESULT_STORE_OPTIONS,
   resolveRedisResultStoreOptions,
+  type NodeRedisClientLike,
   type RedisClientLike,
   type RedisResultStoreOptions,
   type ResolvedLeaseOptions,
@@ -39,7 +40,9 @@ import {
  */
 export class RedisResultStore implements ToolResultStore {
   /** The client in use. */
-  readonly client: RedisClientLike;
+  readonly client: RedisClientLike | NodeRedisClientLike;
+  /** A node-redis client: every command goes through `sendCommand` (its `set` takes options, not `"PX"`). */
+  private readonly viaSendCommand: boolean;
   /** Failed or timed-out operations so far, by operation. */
   readonly failures = { get: 0, set: 0, delete: 0, claim: 0, release: 0 };
   private readonly ownsClient: boolean;
@@ -73,6 +76,7 @@ export class RedisResultStore implements ToolResultStore {
       });
     // ioredis emits "error" while reconnecting; unhandled, it would crash the process.
     (this.client as { on?: (event: string, listener: (error: unknown) => void) => void }).on?.("error", () => undefined);
+    this.viaSendCommand = typeof (this.client as { call?: unknown }).call !== "function" && typeof (this.client as { sendCommand?: unknown }).sendCommand === "function";
   }
 
   /**
@@ -84,7 +88,7 @@ export class RedisResultStore implements ToolResultStore {
   }
 
   private async getAs(operation: "get" | "claim", key: string): Promise<CachedToolResult | undefined> {
-    const text = await this.run(operation, key, () => this.client.get(this.keyPrefix + key));
+    const text = await this.run(operation, key, () => this.command("GET", [this.keyPrefix + key]) as Promise<string | null>);
     if (text === null) return undefined;
     let entry: unknown;
     try {
@@ -107,7 +111,7 @@ export class RedisResultStore implements ToolResultStore {
     } catch (error) {
       throw this.fail("set", key, error);
     }
-    await this.run("set", key, () => this.client.set(this.keyPrefix + key, text, "PX", Math.max(1, Math.ceil(ttlMs))));
+    await this.run("set", key, () => this.command("SET", [this.keyPrefix + key, text, "PX", Math.max(1, Math.ceil(ttlMs))]));
   }
 
   /**
@@ -115,7 +119,7 @@ export class RedisResultStore implements ToolResultStore {
    * @throws {RedisStoreOperationError} when Redis fails or does not answer within `operationTimeoutMs`
    */
   async delete(key: string): Promise<void> {
-    await this.run("delete", key, () => this.client.del(this.keyPrefix + key));
+    await this.run("delete", key, () => this.command("DEL", [this.keyPrefix + key]));
   }
 
   /**
@@ -160,6 +164,16 @@ export class RedisResultStore implements ToolResultStore {
     await this.run("release", key, () =>
       sendCommand(this.client, "EVAL", ["if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0", 1, `${this.keyPrefix}lease:${key}`, token]),
     );
+  }
+
+  /** GET, SET … PX and DEL through the client's own methods (ioredis, fakes) or `sendCommand` (node-redis). */
+  private command(name: "GET" | "SET" | "DEL", args: (string | number)[]): Promise<unknown> {
+    if (this.viaSendCommand) return sendCommand(this.client, name, args);
+    const client = this.client as RedisClientLike;
+    const [key, value, , ttlMs] = args as [string, string, string, number];
+    if (name === "GET") return client.get(key);
+    if (name === "SET") return client.set(key, value, "PX", ttlMs);
+    return client.del(key);
   }
 
   /** Closes the client the store created (a client passed in is left to the app). */
