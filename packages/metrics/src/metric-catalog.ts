@@ -121,6 +121,13 @@ export const AGENT_METRIC_CATALOG = Object.freeze({
     ["tool", "operation"],
     { operation: ["get", "set"] },
   ),
+  circuitStoreErrorsTotal: define(
+    "circuit_store_errors_total",
+    "counter",
+    "Shared circuit store operations that failed or timed out (the replica's local breaker decided), by tool and operation.",
+    ["tool", "operation"],
+    { operation: ["acquire", "record"] },
+  ),
   circuitState: Object.freeze({
     ...define("circuit_state", "gauge", "Circuit breaker state per tool: 0 closed, 1 half-open, 2 open.", ["tool"]),
     aggregator: "max" as const,

@@ -3,6 +3,8 @@ import type { ReinsEvent } from "@reins/core";
 import { describeRequiring } from "@reins/testing";
 import { ToolExecutor } from "@reins/tool-executor";
 import { createClient } from "@redis/client";
+import { createAgentMetrics } from "@reins/metrics";
+import { Registry } from "prom-client";
 import { Redis } from "ioredis";
 import { startRedis, type TestRedis } from "./__fixtures__/redis-server";
 import { RedisCircuitStore, RedisResultStore, RedisStoreOptionsError } from "./index";
@@ -153,7 +155,8 @@ describeRequiring([{ program: "redis-server" }], "RedisCircuitStore against a re
       const client = newClient();
       await ready(client);
       const store = new RedisCircuitStore({ client, operationTimeoutMs: 200 });
-      const executor = new ToolExecutor({ onEvent: (event) => events.push(event), policies: { payments: { retry: false, circuitBreaker: { failureThreshold: 2, halfOpenAfterMs: 30_000, store } } } });
+      const metrics = createAgentMetrics({ registry: new Registry() });
+      const executor = new ToolExecutor({ metrics, onEvent: (event) => events.push(event), policies: { payments: { retry: false, circuitBreaker: { failureThreshold: 2, halfOpenAfterMs: 30_000, store } } } });
       const [payments] = executor.wrap([service.tool]);
       await payments.invoke("a");
       let blocker: Redis | undefined;
@@ -175,6 +178,7 @@ describeRequiring([{ program: "redis-server" }], "RedisCircuitStore against a re
         const storeErrors = events.filter((event) => event.type === "circuit_store_error");
         expect(storeErrors.length).toBeGreaterThanOrEqual(4);
         expect(store.failures.acquire).toBeGreaterThanOrEqual(4);
+        expect(await metrics.registry.metrics()).toMatch(new RegExp(`react_agent_circuit_store_errors_total\\{tool="payments",operation="acquire"\\} ${store.failures.acquire}\\n`));
       } finally {
         if (fault === "paused") redis.resume();
       }
