@@ -175,6 +175,7 @@ describeRequiring([{ program: "redis-server" }], "RedisCircuitStore against a re
         // The local breaker took over: two failures opened it, the rest were refused without a request.
         expect(service.reached()).toBe(3);
         expect(answers.at(-1)?.answer).toMatch(/unavailable right now/);
+        expect(executor.circuitStateOf("payments")).toBe("open");
         const storeErrors = events.filter((event) => event.type === "circuit_store_error");
         expect(storeErrors.length).toBeGreaterThanOrEqual(4);
         expect(store.failures.acquire).toBeGreaterThanOrEqual(4);

@@ -1,6 +1,6 @@
 import type { CircuitState } from "@reins/core";
 import type { CircuitBreakerPolicy } from "cockatiel";
-import type { PolicyHooks } from "./cockatiel-policies";
+import { toCircuitState, type PolicyHooks } from "./cockatiel-policies";
 import type { CircuitPermit, CircuitStore, CircuitStoreSettings } from "./circuit-store";
 import { CircuitOpenError } from "./errors";
 import { countsAgainstCircuit } from "./failure-observation";
@@ -26,9 +26,12 @@ export class SharedBreaker {
     this.settings = { failureThreshold: settings.failureThreshold, halfOpenAfterMs: settings.halfOpenAfterMs };
   }
 
-  /** The state this replica last acted on. */
+  /** The last `acquire` failed: the local breaker decides until the store answers again. */
+  private degraded = false;
+
+  /** The state this replica acts on: the shared one, or the local breaker's while the store fails. */
   get state(): CircuitState {
-    return this.seen;
+    return this.degraded ? toCircuitState(this.local.state) : this.seen;
   }
 
   /**
@@ -42,6 +45,7 @@ export class SharedBreaker {
     try {
       permit = await this.store.acquire(this.toolName, this.settings);
     } catch (storeError) {
+      this.degraded = true;
       this.storeFailed("acquire", storeError, runId);
       try {
         return await this.local.execute(({ signal: inner }) => call(inner), signal);
@@ -49,6 +53,7 @@ export class SharedBreaker {
         throw convertLocal(error);
       }
     }
+    this.degraded = false;
     this.see(permit.state, runId);
     if (permit.state === "open") {
       throw new CircuitOpenError({ toolName: this.toolName, message: `Circuit of tool "${this.toolName}" is open fleet-wide (shared store); the call was not made.` });
