@@ -180,6 +180,15 @@ describeRequiring([{ program: "redis-server" }], "RedisCircuitStore against a re
         expect(storeErrors.length).toBeGreaterThanOrEqual(4);
         expect(store.failures.acquire).toBeGreaterThanOrEqual(4);
         expect(await metrics.registry.metrics()).toMatch(new RegExp(`react_agent_circuit_store_errors_total\\{tool="payments",operation="acquire"\\} ${store.failures.acquire}\\n`));
+        if (fault !== "killed") {
+          // Redis answers again: the shared state decides again, with no further store error.
+          if (fault === "paused") redis.resume();
+          await new Promise((resolve) => setTimeout(resolve, fault === "slow" ? 3_000 : 100));
+          const failuresBefore = store.failures.acquire;
+          await payments.invoke("a");
+          expect(store.failures.acquire).toBe(failuresBefore);
+          expect(events.filter((event) => event.type === "circuit_store_error")).toHaveLength(storeErrors.length);
+        }
       } finally {
         if (fault === "paused") redis.resume();
       }
