@@ -230,6 +230,33 @@ describe("single-flight", () => {
     expect(calls).toBe(2);
   });
 
+  it("does not share a run its own caller cancelled: the call that joined it runs its own", async () => {
+    let calls = 0;
+    const slow = new DynamicTool({
+      name: "lookup",
+      description: "lookup",
+      func: async (_input, _runManager, config) => {
+        calls += 1;
+        await new Promise((resolve, reject) => {
+          const timer = setTimeout(resolve, 50);
+          config?.signal?.addEventListener("abort", () => {
+            clearTimeout(timer);
+            reject(new Error("aborted"));
+          });
+        });
+        return "ok";
+      },
+    });
+    const [wrapped] = new ToolExecutor({ policies: { lookup: { retry: false, cache: { ttlMs: 60_000, scope: "global" } } } }).wrap([slow]);
+    const leader = new AbortController();
+    const first = wrapped.invoke("k", { signal: leader.signal }).catch((error: unknown) => error);
+    const second = wrapped.invoke("k");
+    setTimeout(() => leader.abort(), 10);
+    await first;
+    expect(await second).toBe("ok");
+    expect(calls).toBe(2);
+  });
+
   it("uses the store's claim to wait for another process's entry, and releases its own lease", async () => {
     const released: string[] = [];
     let calls = 0;

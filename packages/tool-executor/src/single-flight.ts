@@ -7,7 +7,7 @@ import type { CallResult } from "./executor-context";
  * runs; the others wait for its result. Nothing is kept once the run settles.
  */
 export class SingleFlight {
-  private readonly inFlight = new Map<string, Promise<CallResult>>();
+  private readonly inFlight = new Map<string, { readonly result: Promise<CallResult>; readonly signal: AbortSignal | undefined }>();
 
   /** Calls now sharing a run, for tests and diagnostics. */
   get size(): number {
@@ -15,15 +15,21 @@ export class SingleFlight {
   }
 
   /**
-   * Runs `run` for `key`, or joins the run already in flight for `key`.
+   * Runs `run` for `key`, or joins the run already in flight for `key`. A run its own caller
+   * cancelled (`signal` aborted) is not shared: a call that joined it runs its own.
    *
+   * @param signal - the caller's signal of the call that would lead the run
    * @returns the result and whether this call joined another's run (`shared: true`) or ran it
    */
-  async do(key: string, run: () => Promise<CallResult>): Promise<{ result: CallResult; shared: boolean }> {
+  async do(key: string, run: () => Promise<CallResult>, signal: AbortSignal | undefined): Promise<{ result: CallResult; shared: boolean }> {
     const running = this.inFlight.get(key);
-    if (running !== undefined) return { result: await running, shared: true };
+    if (running !== undefined) {
+      const result = await running.result;
+      if (running.signal?.aborted !== true) return { result, shared: true };
+      return { result: await run(), shared: false };
+    }
     const started = run();
-    this.inFlight.set(key, started);
+    this.inFlight.set(key, { result: started, signal });
     try {
       return { result: await started, shared: false };
     } finally {

@@ -293,7 +293,7 @@ export class ToolExecutor {
       } finally {
         await releaseCache(this.context, cache, toolName);
       }
-    });
+    }, config.signal);
     if (!shared) return result;
     const joined = sharedResult(result);
     // The observation is formatted again for this call's run (formatObservation may use it).
