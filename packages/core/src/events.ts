@@ -178,6 +178,20 @@ export interface CircuitStateEvent {
   readonly runId?: string;
 }
 
+/**
+ * The shared store of a tool's circuit breaker (`circuitBreaker.store`, e.g. `RedisCircuitStore`)
+ * failed or ran out of time: this replica decided the call with its own local breaker instead.
+ * Emitted once per failed store operation.
+ */
+export interface CircuitStoreErrorEvent {
+  readonly type: "circuit_store_error";
+  readonly toolName: string;
+  /** `acquire`: asking whether the call may pass; `record`: reporting how it ended. */
+  readonly operation: "acquire" | "record";
+  readonly error: Error;
+  readonly runId?: string;
+}
+
 /** A raw tool result was cleaned into an observation. */
 export interface ObservationCleanedEvent {
   readonly type: "observation_cleaned";
@@ -252,6 +266,7 @@ export type ReinsEvent =
   | ToolRetryEvent
   | ToolCacheErrorEvent
   | CircuitStateEvent
+  | CircuitStoreErrorEvent
   | ObservationCleanedEvent
   | RunStartEvent
   | RunEndEvent

@@ -10,6 +10,7 @@ export {
   wantsContent,
   type CircuitState,
   type CircuitStateEvent,
+  type CircuitStoreErrorEvent,
   type LoopDetectionEvent,
   type LoopKind,
   type ObservationCleanedEvent,

@@ -77,6 +77,7 @@ function everyLabelEvent(): ReinsEvent[] {
   for (const outcome of TOOL_CALL_OUTCOMES) events.push({ type: "tool_call", toolName: "search", outcome, durationMs: 40 });
   events.push({ type: "tool_retry", toolName: "search", attempt: 2, delayMs: 100 });
   for (const operation of ["get", "set"] as const) events.push({ type: "tool_cache_error", toolName: "search", operation, error: new Error("redis down") });
+  for (const operation of ["acquire", "record"] as const) events.push({ type: "circuit_store_error", toolName: "search", operation, error: new Error("redis down") });
   events.push({ type: "circuit_state", toolName: "search", state: "open" });
   events.push({ type: "parser_error", reason: "missing_action_input", message: "Action Input is missing." });
   events.push({ type: "parser_repair", repair: "json_repair" });

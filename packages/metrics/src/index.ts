@@ -27,3 +27,4 @@ export {
   type MetricsServer,
   type MetricsServerOptions,
 } from "./metrics-server";
+export { registerClusterWorker } from "./cluster-worker";

@@ -42,6 +42,7 @@ function createInstrument(
     help: definition.help,
     labelNames: [...definition.labelNames],
     registers: [options.registry],
+    ...(definition.aggregator === undefined ? {} : { aggregator: definition.aggregator }),
   };
   switch (definition.type) {
     case "counter":

@@ -29,6 +29,13 @@ export interface AgentMetricDefinition {
    * @default "durationBucketsSeconds" (for histograms; unused by other types)
    */
   readonly buckets?: "durationBucketsSeconds" | "observationCharBuckets";
+  /**
+   * How prom-client's `AggregatorRegistry` (Node cluster mode) merges the workers' values of this
+   * metric: `circuit_state` takes the `max` (the worst state any worker acts on), so four open
+   * workers read 2, not 8.
+   * @default "sum" (prom-client's default)
+   */
+  readonly aggregator?: "sum" | "max" | "min" | "average" | "first" | "omit";
 }
 
 /** `stage` of `observation_chars`. */
@@ -120,12 +127,17 @@ export const AGENT_METRIC_CATALOG = Object.freeze({
     ["tool", "operation"],
     { operation: ["get", "set"] },
   ),
-  circuitState: define(
-    "circuit_state",
-    "gauge",
-    "Circuit breaker state per tool: 0 closed, 1 half-open, 2 open.",
-    ["tool"],
+  circuitStoreErrorsTotal: define(
+    "circuit_store_errors_total",
+    "counter",
+    "Shared circuit store operations that failed or timed out (the replica's local breaker decided), by tool and operation.",
+    ["tool", "operation"],
+    { operation: ["acquire", "record"] },
   ),
+  circuitState: Object.freeze({
+    ...define("circuit_state", "gauge", "Circuit breaker state per tool: 0 closed, 1 half-open, 2 open.", ["tool"]),
+    aggregator: "max" as const,
+  }),
   parsingErrorsTotal: define(
     "parsing_errors_total",
     "counter",

@@ -74,6 +74,10 @@ export const EVENT_RECORDERS: EventRecorders = Object.freeze({
     if (waitMs !== undefined) halfOpenDueAtMs.set(tool, now() + waitMs);
     else halfOpenDueAtMs.delete(tool);
   },
+  // A shared breaker's store failed: the replica's local breaker decided the call.
+  circuit_store_error: (event, { instruments, toolLabel }) => {
+    instruments.circuitStoreErrorsTotal.inc({ tool: toolLabel(event.toolName), operation: event.operation === "record" ? "record" : "acquire" });
+  },
   observation_cleaned: (event, { instruments, toolLabel }) => {
     const [raw, clean] = catalog.observationChars.labelValues.stage ?? [];
     const rawChars = nonNegative(event.rawChars);

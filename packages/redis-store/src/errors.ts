@@ -12,7 +12,7 @@ export class RedisStoreError extends ReinsError {
   }
 }
 
-/** An option of `RedisResultStore` is invalid. */
+/** An option of `RedisResultStore` or `RedisCircuitStore` is invalid. */
 export class RedisStoreOptionsError extends RedisStoreError {
   static {
     brandReinsError(this, "redis-store", "RedisStoreOptionsError");
@@ -22,8 +22,8 @@ export class RedisStoreOptionsError extends RedisStoreError {
   readonly value: unknown;
   readonly reason: string;
 
-  constructor(fields: { field: string; value: unknown; reason: string; message?: string; cause?: unknown }) {
-    super({ message: fields.message ?? `Invalid RedisResultStore option "${fields.field}": ${fields.reason}.`, cause: fields.cause });
+  constructor(fields: { field: string; value: unknown; reason: string; store?: "RedisResultStore" | "RedisCircuitStore"; message?: string; cause?: unknown }) {
+    super({ message: fields.message ?? `Invalid ${fields.store ?? "RedisResultStore"} option "${fields.field}": ${fields.reason}.`, cause: fields.cause });
     this.name = "RedisStoreOptionsError";
     this.field = fields.field;
     this.value = fields.value;
@@ -31,16 +31,22 @@ export class RedisStoreOptionsError extends RedisStoreError {
   }
 }
 
-/** A Redis operation failed or ran out of time; the store answered as if uncached. */
+/** What a store was doing when Redis failed: result-store operations, cache leases, shared-circuit operations. */
+export type RedisStoreOperation = "get" | "set" | "delete" | "claim" | "release" | "acquire" | "record";
+
+/**
+ * A Redis operation failed or ran out of time. `RedisResultStore` then answers as if uncached;
+ * `RedisCircuitStore` lets the executor decide with the local breaker.
+ */
 export class RedisStoreOperationError extends RedisStoreError {
   static {
     brandReinsError(this, "redis-store", "RedisStoreOperationError");
   }
 
-  readonly operation: "get" | "set" | "delete";
+  readonly operation: RedisStoreOperation;
   readonly key: string;
 
-  constructor(fields: { operation: "get" | "set" | "delete"; key: string; cause?: unknown; message?: string }) {
+  constructor(fields: { operation: RedisStoreOperation; key: string; cause?: unknown; message?: string }) {
     const detail = fields.cause instanceof Error ? fields.cause.message : String(fields.cause);
     super({ message: fields.message ?? `Redis ${fields.operation} failed: ${detail}.`, cause: fields.cause });
     this.name = "RedisStoreOperationError";

@@ -1,54 +1,11 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import { DynamicTool } from "@langchain/core/tools";
 import { createAgentMetrics } from "@reins/metrics";
 import { describeRequiring } from "@reins/testing";
 import { Registry } from "prom-client";
 import { ToolExecutor, type ToolExecutorOptions } from "@reins/tool-executor";
 import { Redis } from "ioredis";
+import { startRedis } from "./__fixtures__/redis-server";
 import { RedisResultStore, RedisStoreOperationError, RedisStoreOptionsError, type RedisClientLike } from "./index";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
-
-/** A throwaway redis-server on 127.0.0.1 and a free port, without persistence. */
-async function startRedis(): Promise<{ url: string; process: ChildProcess; stop: () => Promise<void> }> {
-  const port = await freePort();
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--enable-debug-command", "yes"], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  await new Promise<void>((resolve, reject) => {
-    let output = "";
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${output}`)), 10_000);
-    child.stdout?.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes("Ready to accept connections")) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`redis-server exited with ${code}:\n${output}`));
-    });
-  });
-  const stop = async (): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    await new Promise<void>((resolve) => {
-      child.once("exit", () => resolve());
-      child.kill("SIGKILL");
-    });
-  };
-  return { url: `redis://127.0.0.1:${port}`, process: child, stop };
-}
 
 /** `my_orders` answers with the orders of the user the call's metadata names; counts its calls. */
 function ordersTool(): { tool: DynamicTool; calls: string[] } {
@@ -94,7 +51,7 @@ describe("RedisResultStore", () => {
         const set = expect(setting).rejects.toBeInstanceOf(RedisStoreOperationError);
         await jest.advanceTimersByTimeAsync(100);
         await set;
-        expect(store.failures).toEqual({ get: 1, set: 1, delete: 0 });
+        expect(store.failures).toEqual({ get: 1, set: 1, delete: 0, claim: 0, release: 0 });
         expect(errors.map((error) => [error.operation, RedisStoreOperationError.isInstance(error)])).toEqual([
           ["get", true],
           ["set", true],

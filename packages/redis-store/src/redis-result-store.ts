@@ -1,11 +1,15 @@
 import type { CachedToolResult, ToolResultStore } from "@reins/tool-executor";
 import { Redis } from "ioredis";
+import { randomUUID } from "node:crypto";
 import { RedisStoreOperationError } from "./errors";
+import { canSendCommands, sendCommand } from "./redis-connection";
 import {
   DEFAULT_REDIS_RESULT_STORE_OPTIONS,
   resolveRedisResultStoreOptions,
+  type NodeRedisClientLike,
   type RedisClientLike,
   type RedisResultStoreOptions,
+  type ResolvedLeaseOptions,
 } from "./redis-result-store-options";
 
 /**
@@ -36,21 +40,27 @@ import {
  */
 export class RedisResultStore implements ToolResultStore {
   /** The client in use. */
-  readonly client: RedisClientLike;
+  readonly client: RedisClientLike | NodeRedisClientLike;
+  /** A node-redis client: every command goes through `sendCommand` (its `set` takes options, not `"PX"`). */
+  private readonly viaSendCommand: boolean;
   /** Failed or timed-out operations so far, by operation. */
-  readonly failures = { get: 0, set: 0, delete: 0 };
+  readonly failures = { get: 0, set: 0, delete: 0, claim: 0, release: 0 };
   private readonly ownsClient: boolean;
   private readonly keyPrefix: string;
   private readonly operationTimeoutMs: number;
   private readonly onError: ((error: RedisStoreOperationError) => void) | undefined;
   private connecting: Promise<void> | undefined;
+  private readonly lease: ResolvedLeaseOptions | undefined;
+  /** The lease tokens this process holds, by key. */
+  private readonly leases = new Map<string, string>();
 
   /**
    * @param options - see {@link RedisResultStoreOptions}
    * @throws {RedisStoreOptionsError} when an option is invalid (names the field)
    */
   constructor(options: RedisResultStoreOptions = {}) {
-    const { keyPrefix, operationTimeoutMs } = resolveRedisResultStoreOptions(options);
+    const { keyPrefix, operationTimeoutMs, lease } = resolveRedisResultStoreOptions(options);
+    this.lease = lease;
     this.keyPrefix = keyPrefix;
     this.operationTimeoutMs = operationTimeoutMs;
     this.onError = options.onError;
@@ -66,6 +76,7 @@ export class RedisResultStore implements ToolResultStore {
       });
     // ioredis emits "error" while reconnecting; unhandled, it would crash the process.
     (this.client as { on?: (event: string, listener: (error: unknown) => void) => void }).on?.("error", () => undefined);
+    this.viaSendCommand = typeof (this.client as { call?: unknown }).call !== "function" && typeof (this.client as { sendCommand?: unknown }).sendCommand === "function";
   }
 
   /**
@@ -73,16 +84,20 @@ export class RedisResultStore implements ToolResultStore {
    * @throws {RedisStoreOperationError} when Redis fails, does not answer within `operationTimeoutMs`, or holds an unreadable entry
    */
   async get(key: string): Promise<CachedToolResult | undefined> {
-    const text = await this.run("get", key, () => this.client.get(this.keyPrefix + key));
+    return this.getAs("get", key);
+  }
+
+  private async getAs(operation: "get" | "claim", key: string): Promise<CachedToolResult | undefined> {
+    const text = await this.run(operation, key, () => this.command("GET", [this.keyPrefix + key]) as Promise<string | null>);
     if (text === null) return undefined;
     let entry: unknown;
     try {
       entry = JSON.parse(text);
     } catch (error) {
-      throw this.fail("get", key, error);
+      throw this.fail(operation, key, error);
     }
     if (typeof entry === "object" && entry !== null && "value" in entry && typeof (entry as CachedToolResult).storedAtMs === "number") return entry as CachedToolResult;
-    throw this.fail("get", key, new Error("the stored entry is not a cached tool result"));
+    throw this.fail(operation, key, new Error("the stored entry is not a cached tool result"));
   }
 
   /**
@@ -96,7 +111,7 @@ export class RedisResultStore implements ToolResultStore {
     } catch (error) {
       throw this.fail("set", key, error);
     }
-    await this.run("set", key, () => this.client.set(this.keyPrefix + key, text, "PX", Math.max(1, Math.ceil(ttlMs))));
+    await this.run("set", key, () => this.command("SET", [this.keyPrefix + key, text, "PX", Math.max(1, Math.ceil(ttlMs))]));
   }
 
   /**
@@ -104,7 +119,61 @@ export class RedisResultStore implements ToolResultStore {
    * @throws {RedisStoreOperationError} when Redis fails or does not answer within `operationTimeoutMs`
    */
   async delete(key: string): Promise<void> {
-    await this.run("delete", key, () => this.client.del(this.keyPrefix + key));
+    await this.run("delete", key, () => this.command("DEL", [this.keyPrefix + key]));
+  }
+
+  /**
+   * After a miss: takes the key's lease (`SET NX PX`, answers `undefined`: this process runs the
+   * tool), or waits up to `lease.leaseWaitMs` for the entry the lease holder stores and answers
+   * it. A lease freed without an entry (its holder failed) is taken over. Answers `undefined` when
+   * leases are off, the client sends no raw commands, or the wait ran out.
+   * @throws {RedisStoreOperationError} when Redis fails or does not answer within `operationTimeoutMs` (the executor then runs the tool)
+   */
+  async claim(key: string): Promise<CachedToolResult | undefined> {
+    const lease = this.lease;
+    if (lease === undefined || !canSendCommands(this.client)) return undefined;
+    const leaseKey = `${this.keyPrefix}lease:${key}`;
+    const token = randomUUID();
+    const waitEndsAtMs = Date.now() + lease.leaseWaitMs;
+    for (;;) {
+      const taken = await this.run("claim", key, () => sendCommand(this.client, "SET", [leaseKey, token, "NX", "PX", Math.ceil(lease.leaseMs)]));
+      if (taken === "OK") {
+        this.leases.set(key, token);
+        return undefined;
+      }
+      for (;;) {
+        const remainingMs = waitEndsAtMs - Date.now();
+        if (remainingMs <= 0) return undefined;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(lease.leasePollMs, remainingMs)));
+        const entry = await this.getAs("claim", key);
+        if (entry !== undefined) return entry;
+        const held = await this.run("claim", key, () => sendCommand(this.client, "EXISTS", [leaseKey]));
+        if (Number(held) === 0) break;
+      }
+    }
+  }
+
+  /**
+   * Gives up this process's lease on `key` (only if it still holds it: compare-and-delete in one script).
+   * @throws {RedisStoreOperationError} when Redis fails or does not answer within `operationTimeoutMs`
+   */
+  async release(key: string): Promise<void> {
+    const token = this.leases.get(key);
+    if (token === undefined) return;
+    this.leases.delete(key);
+    await this.run("release", key, () =>
+      sendCommand(this.client, "EVAL", ["if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0", 1, `${this.keyPrefix}lease:${key}`, token]),
+    );
+  }
+
+  /** GET, SET … PX and DEL through the client's own methods (ioredis, fakes) or `sendCommand` (node-redis). */
+  private command(name: "GET" | "SET" | "DEL", args: (string | number)[]): Promise<unknown> {
+    if (this.viaSendCommand) return sendCommand(this.client, name, args);
+    const client = this.client as RedisClientLike;
+    const [key, value, , ttlMs] = args as [string, string, string, number];
+    if (name === "GET") return client.get(key);
+    if (name === "SET") return client.set(key, value, "PX", ttlMs);
+    return client.del(key);
   }
 
   /** Closes the client the store created (a client passed in is left to the app). */
@@ -118,7 +187,7 @@ export class RedisResultStore implements ToolResultStore {
     }
   }
 
-  private async run<T>(operation: "get" | "set" | "delete", key: string, command: () => Promise<T>): Promise<T> {
+  private async run<T>(operation: "get" | "set" | "delete" | "claim" | "release", key: string, command: () => Promise<T>): Promise<T> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
       const timeout = new Promise<never>((_resolve, reject) => {
@@ -151,7 +220,7 @@ export class RedisResultStore implements ToolResultStore {
   }
 
   /** Counts and reports a failed operation; returns the error to throw. */
-  private fail(operation: "get" | "set" | "delete", key: string, cause: unknown): RedisStoreOperationError {
+  private fail(operation: "get" | "set" | "delete" | "claim" | "release", key: string, cause: unknown): RedisStoreOperationError {
     this.failures[operation] += 1;
     const error = new RedisStoreOperationError({ operation, key, cause });
     try {

@@ -18,7 +18,7 @@ import {
   type RetryPolicy,
   type TimeoutPolicy,
 } from "cockatiel";
-import { CircuitOpenError, ToolTimeoutError } from "./errors";
+import { CircuitOpenError, RateLimitedError, ToolTimeoutError } from "./errors";
 import { countsAgainstCircuit } from "./failure-observation";
 import { isRetryableError, toError } from "./normalize-error";
 import type { ResolvedToolPolicy } from "./tool-policy";
@@ -43,6 +43,10 @@ export interface AttemptState {
   previousAttempt: Promise<void> | undefined;
   /** The top-level run of the call (copied onto its retry and circuit events). */
   readonly runId: string | undefined;
+  /** When the call's deadline ends (epoch ms, `Date.now`; `Infinity` for none). */
+  callEndsAtMs: number;
+  /** Not before this time may the next attempt start (a failure's `Retry-After`; epoch ms, `Date.now`). */
+  notBeforeMs: number | undefined;
 }
 
 /** Reins' name of a cockatiel circuit state. */
@@ -117,6 +121,9 @@ export function createCallRetry(
       if (ToolTimeoutError.isInstance(error) && !policy.idempotent) return false;
       // Once this failure opened the circuit, another attempt would only wait out a backoff to be refused.
       if (CircuitOpenError.isInstance(error) || breaker?.state === CockatielCircuitState.Open) return false;
+      // No point of the quota came in time; and a Retry-After that ends past the deadline cannot be honoured.
+      if (RateLimitedError.isInstance(error)) return false;
+      if (call.notBeforeMs !== undefined && call.notBeforeMs > call.callEndsAtMs) return false;
       if (retryOptions.retryOn !== undefined) {
         try {
           return retryOptions.retryOn(error, { toolName, toolInput: call.toolInput, attempt: call.attempts });

@@ -119,6 +119,30 @@ export class BulkheadFullError extends ToolExecutorError {
   }
 }
 
+/**
+ * The tool's `rateLimit` limiter had no slot for the call within its deadline (or `maxWaitMs`);
+ * the tool was not started. Does not count against the circuit and is not retried.
+ */
+export class RateLimitedError extends ToolExecutorError {
+  static {
+    brandReinsError(this, "tool-executor", "RateLimitedError");
+  }
+
+  readonly toolName: string;
+  /** The limiter key the call was counted under (`rateLimit.key`, by default the tool name). */
+  readonly key: string;
+  /** When a slot frees, in milliseconds from the rejection (the limiter's `msBeforeNext`). */
+  readonly retryAfterMs: number;
+
+  constructor(fields: ToolExecutorErrorFields & { toolName: string; key: string; retryAfterMs: number }) {
+    super(fields.message ?? `Tool "${fields.toolName}" was rate limited (key "${fields.key}"): next slot in ${fields.retryAfterMs} ms.`, fields);
+    this.name = "RateLimitedError";
+    this.toolName = fields.toolName;
+    this.key = fields.key;
+    this.retryAfterMs = fields.retryAfterMs;
+  }
+}
+
 /** The tool was already called `maxCallsPerRun` times in this run; the call was not made. */
 export class CallLimitExceededError extends ToolExecutorError {
   static {

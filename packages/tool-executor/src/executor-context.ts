@@ -3,6 +3,7 @@ import type { DynamicTool, StructuredTool, StructuredToolInterface } from "@lang
 import type { ReinsEvent, ToolCallOutcome } from "@reins/core";
 import type { BulkheadPolicy, CircuitBreakerPolicy, TimeoutPolicy } from "cockatiel";
 import type { ToolResultStore } from "./result-store";
+import type { SharedBreaker } from "./shared-breaker";
 import type { ToolInputKind } from "./tool-input";
 import type { ResolvedToolPolicy } from "./tool-policy";
 import type { ResolvedToolExecutorOptions, ToolExecutorLogger } from "./tool-executor-options";
@@ -20,6 +21,8 @@ export interface ToolState {
   /** The schema the wrapped tool exposes (original, plus `confirm` for side-effect object tools). */
   readonly schema: unknown;
   readonly breaker: CircuitBreakerPolicy | undefined;
+  /** The fleet-shared breaker (`circuitBreaker.store`), with `breaker` as its local fallback. */
+  readonly sharedBreaker?: SharedBreaker | undefined;
   readonly bulkhead: BulkheadPolicy | undefined;
   readonly timeout: TimeoutPolicy | undefined;
   /** The original tool answers `[content, artifact]` (`responseFormat: "content_and_artifact"`). */

@@ -36,6 +36,9 @@ export {
 export { DEFAULT_RESULT_CHECKS, type ResultCheckFailure, type ResultChecks } from "./result-check";
 export { DEFAULT_MAX_OBSERVATION_CHARS, defaultFormatObservation } from "./format-observation";
 export { isRetryableError } from "./normalize-error";
+export { parseRetryAfter, retryAfterMsOf } from "./retry-after";
+export { type CircuitPermit, type CircuitStore, type CircuitStoreSettings } from "./circuit-store";
+export { type RateLimiterLike, type RateLimitKeyContext, type RateLimitOptions, type ResolvedRateLimitOptions } from "./rate-limit-options";
 // Kept while @reins/react-agent's tests import it from the package (issue 17 leaves that package alone).
 export { MODEL_MESSAGES } from "./messages";
 export {
@@ -43,6 +46,7 @@ export {
   CallLimitExceededError,
   CircuitOpenError,
   DuplicateCallError,
+  RateLimitedError,
   StoppedRunCallError,
   SideEffectNotApprovedError,
   ToolExecutionError,

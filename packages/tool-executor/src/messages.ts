@@ -37,6 +37,11 @@ function seconds(ms: number): string {
   return `${Number.isInteger(value) ? value : value.toFixed(1)} s`;
 }
 
+/** A wait rounded up to whole seconds (at least 1 s), as the model reads it. */
+function wholeSeconds(ms: number): string {
+  return seconds(Math.max(1, Math.ceil(ms / 1000)) * 1000);
+}
+
 function attemptsText(attempts: number): string {
   return attempts > 1 ? ` (tried ${attempts} times)` : "";
 }
@@ -62,6 +67,14 @@ export const MODEL_MESSAGES = Object.freeze({
   circuitOpen: (toolName: string, retryAfterMs: number): string =>
     `Tool "${toolName}" is unavailable right now (it failed repeatedly, so calls are paused for about ${seconds(retryAfterMs)}). ` +
     `Do not call it again now: use another tool, or answer with what you already know and say this source was unavailable.`,
+
+  rateLimited: (toolName: string, retryAfterMs: number): string =>
+    `Tool "${toolName}" was not called: its request quota is used up right now (a slot frees in about ${wholeSeconds(retryAfterMs)}). ` +
+    `Do not call it again before then: use another tool, or answer with what you already know.`,
+
+  retryAfter: (toolName: string, retryAfterMs: number, attempts: number): string =>
+    `Tool "${toolName}" is overloaded${attemptsText(attempts)}: the service asked to wait about ${wholeSeconds(retryAfterMs)} before trying again. ` +
+    `Do not call it again before then: use another tool, or answer with what you already know.`,
 
   bulkheadRejected: (toolName: string, maxConcurrent: number): string =>
     `Tool "${toolName}" is busy (${maxConcurrent} calls already running and its queue is full), so this call was not made. ` +

@@ -9,6 +9,8 @@ import { failureResult, runFallback } from "./fallback";
 import { guardAbortListeners } from "./guarded-signal";
 import { runInHeldBulkhead, typedBulkheadError, type InFlight } from "./held-bulkhead";
 import { toError } from "./normalize-error";
+import { blockRateLimitKey, takeRateLimitSlot } from "./rate-limit";
+import { retryAfterMsOf, sleepUnlessAborted } from "./retry-after";
 import type { RunHandle } from "./run-slots";
 import { MAX_TIMER_MS } from "./tool-policy";
 
@@ -19,8 +21,9 @@ const NEVER_ABORTED = new AbortController().signal;
 const FALLBACK_SIGNAL = Symbol("reins.tool-executor.fallback");
 
 /**
- * Runs one call through fallback(deadline(retry(breaker(bulkhead(timeout(call)))))), the order of
- * Polly/cockatiel resilience pipelines. The deadline is the call's `deadlineMs`, cut to the run's
+ * Runs one call through fallback(deadline(retry(breaker(rateLimit(bulkhead(timeout(call))))))), the
+ * order of Polly/cockatiel resilience pipelines. A failure with a `Retry-After` (429/503) makes the
+ * next attempt wait that long, within the deadline (else it is not retried). The deadline is the call's `deadlineMs`, cut to the run's
  * remaining time budget (`RunContext.deadlineAtMs`); once the run's time is up the tool is not
  * started. The result counts the tool's starts (`toolCalls`).
  *
@@ -30,7 +33,16 @@ const FALLBACK_SIGNAL = Symbol("reins.tool-executor.fallback");
  * past a timeout (`held-bulkhead.ts`), and a retry waits for the abandoned attempt to settle.
  */
 export async function runResilientCall(executor: ExecutorContext, state: ToolState, toolInput: unknown, config: RunnableConfig, run: RunHandle): Promise<CallResult> {
-  const attemptState: AttemptState = { attempts: 0, lastError: undefined, toolInput, parentSignal: config.signal, previousAttempt: undefined, runId: run.runId };
+  const attemptState: AttemptState = {
+    attempts: 0,
+    lastError: undefined,
+    toolInput,
+    parentSignal: config.signal,
+    previousAttempt: undefined,
+    runId: run.runId,
+    callEndsAtMs: Number.POSITIVE_INFINITY,
+    notBeforeMs: undefined,
+  };
   const deadlineAtMs = run.context?.deadlineAtMs;
   const runRemainingMs = deadlineAtMs === undefined ? Number.POSITIVE_INFINITY : deadlineAtMs - executor.options.now();
   if (runRemainingMs <= 0) {
@@ -56,6 +68,7 @@ async function runChain(
   const byRun = runRemainingMs < policy.deadlineMs;
   const budgetMs = Math.min(policy.deadlineMs, runRemainingMs, MAX_TIMER_MS);
   const deadline = Number.isFinite(budgetMs) ? new AbortController() : undefined;
+  if (deadline !== undefined) attemptState.callEndsAtMs = Date.now() + budgetMs;
   const callSignal = deadline === undefined ? parentSignal : parentSignal === undefined ? deadline.signal : AbortSignal.any([parentSignal, deadline.signal]);
   const retry = createCallRetry(toolName, policy, attemptState, callSignal, state.breaker, executor);
 
@@ -111,24 +124,46 @@ async function runChain(
     }
     return runInHeldBulkhead(bulkhead, limits, toolName, policy.timeoutMs, signal, timed);
   };
+  let rateLimitKey: string | undefined;
+  /** Takes a point of the tool's quota (every attempt does, retries too), then enters the bulkhead. */
+  const metered = async (signal: AbortSignal): Promise<unknown> => {
+    if (policy.rateLimit !== undefined) {
+      const keyContext = { toolName, toolInput, metadata: config.metadata, configurable: config.configurable };
+      rateLimitKey = await takeRateLimitSlot(executor, policy.rateLimit, keyContext, signal, attemptState.callEndsAtMs);
+    }
+    return limited(signal);
+  };
+  /** cockatiel's open-circuit rejection as Reins' `CircuitOpenError` (other errors unchanged). */
+  const openCircuitError = (error: unknown): unknown => {
+    if (!(error instanceof BrokenCircuitError)) return error;
+    // cockatiel's lastFailure is `{ error }` or `{ value }`: report the failure itself as the cause.
+    const last = state.breaker?.lastFailure as { error?: unknown } | undefined;
+    return new CircuitOpenError({ toolName, cause: last !== undefined && "error" in last ? last.error : error });
+  };
   const guarded = async (signal: AbortSignal): Promise<unknown> => {
-    if (state.breaker === undefined) return limited(signal);
+    if (state.breaker === undefined) return metered(signal);
     executor.lastRunIdOfTool.set(toolName, attemptState.runId);
+    if (state.sharedBreaker !== undefined) return state.sharedBreaker.execute(metered, signal, attemptState.runId, openCircuitError);
     try {
-      return await state.breaker.execute(({ signal: inner }) => limited(inner), signal);
+      return await state.breaker.execute(({ signal: inner }) => metered(inner), signal);
     } catch (error) {
-      if (error instanceof BrokenCircuitError) {
-        // cockatiel's lastFailure is `{ error }` or `{ value }`: report the failure itself as the cause.
-        const last = state.breaker.lastFailure as { error?: unknown } | undefined;
-        throw new CircuitOpenError({ toolName, cause: last !== undefined && "error" in last ? last.error : error });
-      }
-      throw error;
+      throw openCircuitError(error);
     }
   };
   const attempt = async (signal: AbortSignal): Promise<unknown> => {
+    // The previous failure named its wait (Retry-After): the backoff so far counts towards it.
+    const notBeforeMs = attemptState.notBeforeMs;
+    attemptState.notBeforeMs = undefined;
+    if (notBeforeMs !== undefined && !(await sleepUnlessAborted(notBeforeMs - Date.now(), signal))) throw new TaskCancelledError();
     try {
       return await guarded(signal);
     } catch (thrown) {
+      const retryAfterMs = retryAfterMsOf(thrown, Date.now());
+      if (retryAfterMs !== undefined) {
+        attemptState.notBeforeMs = Date.now() + retryAfterMs;
+        // The service is over its quota: the whole fleet waits, not only this call.
+        if (policy.rateLimit !== undefined && rateLimitKey !== undefined) await blockRateLimitKey(executor, policy.rateLimit, toolName, rateLimitKey, retryAfterMs);
+      }
       const error = isKnownFailure(thrown) ? (thrown as Error) : new ToolExecutionError({ toolName, cause: toError(thrown) });
       // An attempt cut by the call's deadline is reported by the deadline itself.
       if (deadline?.signal.aborted !== true) attemptState.lastError = error;

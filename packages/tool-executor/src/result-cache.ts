@@ -88,9 +88,16 @@ export function cacheEntryOf(
 /**
  * The cached answer of a call, or `undefined` on a miss. An entry older than `ttlMs` by the
  * executor's clock, or stamped later than now, is a miss even if the store returns it; a store that throws is a miss, logged
- * and emitted as a `tool_cache_error` event.
+ * and emitted as a `tool_cache_error` event (and `onStoreError` is called).
  */
-export async function readCache(executor: ExecutorContext, entry: CallCacheEntry, toolName: string, toolInput: unknown, runId: string | undefined): Promise<CallResult | undefined> {
+export async function readCache(
+  executor: ExecutorContext,
+  entry: CallCacheEntry,
+  toolName: string,
+  toolInput: unknown,
+  runId: string | undefined,
+  onStoreError?: () => void,
+): Promise<CallResult | undefined> {
   try {
     const hit = await entry.store.get(entry.key);
     storesDown.delete(entry.store);
@@ -104,6 +111,7 @@ export async function readCache(executor: ExecutorContext, entry: CallCacheEntry
     executor.log("warn", `Cache store failed on get for tool "${toolName}"; calling the tool.`, { toolName, error });
     noteStoreFailure(executor, entry.store, toolName, "get", error);
     executor.emit({ type: "tool_cache_error", toolName, operation: "get", error, runId });
+    onStoreError?.();
   }
   return undefined;
 }
@@ -131,5 +139,39 @@ export async function writeCache(executor: ExecutorContext, entry: CallCacheEntr
     executor.log("warn", `Cache store failed on set for tool "${toolName}".`, { toolName, error });
     noteStoreFailure(executor, entry.store, toolName, "set", error);
     executor.emit({ type: "tool_cache_error", toolName, operation: "set", error, runId });
+  }
+}
+
+/**
+ * After a miss: lets the store's `claim` (cross-process lease) wait for another process's entry.
+ * Answers that entry as a cached result, or `undefined` when this process must run the tool (no
+ * `claim`, the lease was taken, the wait ran out, or the store threw: logged and emitted as a
+ * `tool_cache_error` with operation `get`).
+ */
+export async function claimCache(executor: ExecutorContext, entry: CallCacheEntry, toolName: string, toolInput: unknown, runId: string | undefined): Promise<CallResult | undefined> {
+  if (entry.store.claim === undefined) return undefined;
+  try {
+    const hit = await entry.store.claim(entry.key);
+    storesDown.delete(entry.store);
+    // The same freshness rule as readCache: the reader's clock, never a future stamp.
+    if (isFreshCachedResult(hit, executor.options.now(), entry.options.ttlMs)) {
+      return { observation: executor.format(hit.value, { toolName, toolInput, ...(runId !== undefined ? { runId } : {}) }), outcome: "cached", artifact: hit.value };
+    }
+  } catch (storeError) {
+    const error = toError(storeError);
+    executor.log("warn", `Cache store failed on claim for tool "${toolName}"; calling the tool.`, { toolName, error });
+    noteStoreFailure(executor, entry.store, toolName, "get", error);
+    executor.emit({ type: "tool_cache_error", toolName, operation: "get", error, runId });
+  }
+  return undefined;
+}
+
+/** Gives up the lease `claimCache` may have taken; a store that throws is logged. */
+export async function releaseCache(executor: ExecutorContext, entry: CallCacheEntry, toolName: string): Promise<void> {
+  if (entry.store.release === undefined) return;
+  try {
+    await entry.store.release(entry.key);
+  } catch (storeError) {
+    executor.log("warn", `Cache store failed to release the lease for tool "${toolName}".`, { toolName, error: toError(storeError) });
   }
 }

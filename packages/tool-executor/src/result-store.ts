@@ -57,6 +57,16 @@ export interface ToolResultStore {
   set(key: string, entry: CachedToolResult, ttlMs: number): void | Promise<void>;
   /** Removes `key` (optional). */
   delete?(key: string): void | Promise<void>;
+  /**
+   * Cross-process stampede guard (optional; `RedisResultStore` implements it with `SET NX PX`):
+   * called after a miss, before the tool runs. Either takes a short lease on `key` and answers
+   * `undefined` (this process computes, then the executor calls `release`), or waits a bounded
+   * time for the process holding the lease and answers the entry it stored. A store that cannot
+   * tell (an error, the wait ran out) answers `undefined`, and the tool runs (fail open).
+   */
+  claim?(key: string): Promise<CachedToolResult | undefined>;
+  /** Gives up this process's lease on `key` (after the entry was stored or the call failed). */
+  release?(key: string): void | Promise<void>;
 }
 
 /** Options of {@link InMemoryToolResultStore}. */

@@ -10,7 +10,9 @@ import { type CallFacts, type CallResult, type ExecutorContext, type ToolState, 
 import { defaultFormatObservation, ensureReadableObservation } from "./format-observation";
 import { MODEL_MESSAGES } from "./messages";
 import { toError } from "./normalize-error";
-import { cacheEntryOf, readCache, writeCache } from "./result-cache";
+import { cacheEntryOf, claimCache, readCache, releaseCache, writeCache } from "./result-cache";
+import { SharedBreaker } from "./shared-breaker";
+import { sharedResult, SingleFlight } from "./single-flight";
 import { runResilientCall } from "./resilient-call";
 import { InMemoryToolResultStore } from "./result-store";
 import { drainNotes, RunSlots, type RunHandle } from "./run-slots";
@@ -69,6 +71,8 @@ export class ToolExecutor {
   /** Numbers the calls, for the `callId` pairing `tool_start` with `tool_call`. */
   private callCount = 0;
   private readonly warnedUncached = new Set<string>();
+  /** Concurrent identical cacheable calls share one execution. */
+  private readonly singleFlight = new SingleFlight();
   /** Neutralises every observation with the agent's labels and the wrapped tools' names. */
   private readonly untrusted: UntrustedObservationGuard;
   /** Per tool, the run of the latest call started: the run a circuit change is reported under. */
@@ -156,13 +160,19 @@ export class ToolExecutor {
     const policy = resolveToolPolicy(this.options.defaults, override, `policies.${tool.name}`);
     const kind: ToolInputKind = isStringInputTool(tool) ? "string" : "object";
     const schema = kind === "object" && policy.sideEffects ? withConfirmField(tool.schema) : tool.schema;
+    const breaker = existing?.breaker ?? createToolBreaker(tool.name, policy, this.context);
+    const circuitStore = policy.circuitBreaker?.store;
     const state: ToolState = {
       name: tool.name,
       original: tool,
       policy,
       kind,
       schema,
-      breaker: existing?.breaker ?? createToolBreaker(tool.name, policy, this.context),
+      breaker,
+      sharedBreaker:
+        breaker === undefined || circuitStore === undefined || policy.circuitBreaker === undefined
+          ? undefined
+          : (existing?.sharedBreaker ?? new SharedBreaker(tool.name, policy.circuitBreaker, circuitStore, breaker, this.context)),
       bulkhead: createToolBulkhead(policy),
       timeout: createAttemptTimeout(policy),
       directFunc: kind === "string" && !this.options.forwardCallbacks ? directFuncOf(tool) : undefined,
@@ -185,6 +195,8 @@ export class ToolExecutor {
 
   /** The circuit state of a wrapped tool (`undefined` when unknown or without breaker). */
   circuitStateOf(toolName: string): CircuitState | undefined {
+    const shared = this.states.get(toolName)?.sharedBreaker;
+    if (shared !== undefined) return shared.state;
     const breaker = this.states.get(toolName)?.breaker;
     return breaker === undefined ? undefined : toCircuitState(breaker.state);
   }
@@ -261,7 +273,8 @@ export class ToolExecutor {
       sourceText: prepared.sourceText,
     };
     const cache = cacheEntryOf(this.context, state, { toolName, toolInput, runId: run.runId, ...facts }, (name, reason) => this.warnUncached(name, reason));
-    const cached = cache === undefined ? undefined : await readCache(this.context, cache, toolName, toolInput, run.runId);
+    let storeFailed = false;
+    const cached = cache === undefined ? undefined : await readCache(this.context, cache, toolName, toolInput, run.runId, () => (storeFailed = true));
     if (cached !== undefined) return cached;
 
     const gate = await gateSideEffectCall(this.context, state, toolInput, prepared, run, (name) => this.warnUnbound(name));
@@ -274,9 +287,28 @@ export class ToolExecutor {
     // The original tool gets the caller's config minus its callbacks (one tool run per action),
     // or the wrapper's child callbacks when forwardCallbacks is on.
     const innerConfig: RunnableConfig = { ...config, runId: undefined, callbacks: this.options.forwardCallbacks ? runManager?.getChild() : undefined };
-    const result = await withIdempotencyClaim(idempotency, run, () => runResilientCall(this.context, state, toolInput, innerConfig, run));
-    if (cache !== undefined) await writeCache(this.context, cache, toolName, toolInput, result, run.runId);
-    return result;
+    const call = (): Promise<CallResult> => withIdempotencyClaim(idempotency, run, () => runResilientCall(this.context, state, toolInput, innerConfig, run));
+    if (cache === undefined) return call();
+    // Concurrent identical calls (same scope, tool and input) share one execution; across
+    // processes, the store's lease (claim) lets one compute while the others wait for its entry.
+    const { result, shared } = await this.singleFlight.do(cache.key, async () => {
+      // A store that just failed is not asked for a lease too (one error per outage-hit call, and no wait).
+      const claimed = storeFailed ? undefined : await claimCache(this.context, cache, toolName, toolInput, run.runId);
+      if (claimed !== undefined) return claimed;
+      try {
+        const computed = await call();
+        await writeCache(this.context, cache, toolName, toolInput, computed, run.runId);
+        return computed;
+      } finally {
+        await releaseCache(this.context, cache, toolName);
+      }
+    }, config.signal);
+    if (!shared) return result;
+    const joined = sharedResult(result);
+    // The observation is formatted again for this call's run (formatObservation may use it).
+    return joined.outcome === "cached" && result.raw !== undefined
+      ? { ...joined, observation: this.format(result.raw, { toolName, toolInput, ...(run.runId !== undefined ? { runId: run.runId } : {}) }) }
+      : joined;
   }
 
   /** A successful result as observation text: `formatObservation`, guarded (blank or throwing → the default). */

@@ -5,6 +5,7 @@ import { DEFAULT_CACHE_OPTIONS, resolveCacheOptions, type CacheOptions, type Cac
 import { DEFAULT_CIRCUIT_BREAKER_OPTIONS, resolveCircuitBreakerOptions, type CircuitBreakerOptions } from "./circuit-breaker-options";
 import { checkFunction, checkKeys, checkNumber, fail, isPlainObject, MAX_TIMER_MS } from "./policy-checks";
 import { DEFAULT_RESULT_CHECKS, type ResultCheckFailure, type ResultChecks } from "./result-check";
+import { resolveRateLimitOptions, type RateLimitOptions, type ResolvedRateLimitOptions } from "./rate-limit-options";
 import { DEFAULT_RETRY_OPTIONS, resolveRetryOptions, type RetryJitter, type RetryOptions } from "./retry-options";
 
 // The sections live in their own files; this module keeps the policy as a whole.
@@ -123,6 +124,11 @@ export interface ToolPolicy {
   /** Concurrency limit; `false` disables. @default false */
   bulkhead?: Partial<BulkheadOptions> | false;
   /**
+   * Request quota (a rate-limiter-flexible limiter, shared by a fleet with `RateLimiterRedis`);
+   * each attempt takes a point. `false` disables. @default false — see {@link RateLimitOptions}
+   */
+  rateLimit?: RateLimitOptions | false;
+  /**
    * Calls of this tool allowed per run (one top-level executor invocation).
    * @default Infinity
    */
@@ -160,6 +166,7 @@ export interface ResolvedToolPolicy {
   readonly preview: ((toolInput: unknown, context: { toolName: string }) => string) | undefined;
   readonly idempotencyKey: ((toolInput: unknown, context: { toolName: string }) => string) | true | undefined;
   readonly bulkhead: Readonly<BulkheadOptions> | undefined;
+  readonly rateLimit: ResolvedRateLimitOptions | undefined;
   readonly maxCallsPerRun: number;
   readonly validate: InteropZodType | undefined;
   readonly sanitize: ((toolInput: unknown, context: { toolName: string }) => unknown) | undefined;
@@ -221,6 +228,7 @@ const POLICY_KEYS = new Set([
   "preview",
   "idempotencyKey",
   "bulkhead",
+  "rateLimit",
   "maxCallsPerRun",
   "validate",
   "sanitize",
@@ -285,6 +293,7 @@ export function resolveToolPolicy(
   }
 
   const bulkhead = resolveBulkheadOptions(field, policy.bulkhead);
+  const rateLimit = resolveRateLimitOptions(field, policy.rateLimit);
 
   const maxCallsPerRun = checkNumber(`${field}.maxCallsPerRun`, policy.maxCallsPerRun ?? Number.POSITIVE_INFINITY, {
     min: 1,
@@ -329,6 +338,7 @@ export function resolveToolPolicy(
     preview: checkFunction<ResolvedToolPolicy["preview"]>(`${field}.preview`, policy.preview),
     idempotencyKey,
     bulkhead,
+    rateLimit,
     maxCallsPerRun,
     validate,
     sanitize: checkFunction<ResolvedToolPolicy["sanitize"]>(`${field}.sanitize`, policy.sanitize),
