@@ -6,6 +6,8 @@
  */
 import { fingerprintObservation, neutralizeUntrustedText } from "@reins/core";
 import { condenseTree } from "./condense";
+import { condenseLog } from "./condense-log";
+import { looksLikeLog } from "./log-lines";
 import { keyPriority } from "./noise";
 import { PathMatcher } from "./path-matcher";
 import { Notes, decodeText, normalizeControlCharacters } from "./decode";
@@ -250,6 +252,10 @@ class Cleaner {
       return this.finish(content.text, false);
     }
     if (content.kind === "text") {
+      if (content.tailShare >= 0.25 && looksLikeLog(content.text)) {
+        const log = condenseLog(content.text, this.options.maxChars, this.notes);
+        return this.finish(log.text, log.truncated);
+      }
       const fitted = this.fitText(content.text, content.tailShare);
       return this.finish(fitted.text, fitted.truncated);
     }
