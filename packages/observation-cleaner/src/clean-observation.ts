@@ -55,6 +55,8 @@ export interface CleanedObservation {
   readonly fingerprint: string;
   /** Short operator-facing notes: decoding, conversions, dropped noise, cuts, neutralised labels. */
   readonly notes: readonly string[];
+  /** The id of the artifact holding the full result, when an `ObservationCleaner` with `artifacts` stored it. */
+  readonly artifactId?: string;
 }
 
 /** What one cleaning produced, before the result object is frozen. */

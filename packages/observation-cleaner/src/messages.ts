@@ -119,3 +119,11 @@ export function joinHeadAndTail(parts: readonly string[], maxChars: number, unre
   if (omitted <= 0) return [...head, ...tail].join(", ");
   return [...head, `${moreValuesMarker(omitted)} …`, ...tail].join(", ");
 }
+
+/**
+ * Appended to an observation whose full result was kept in an artifact store: where the rest is,
+ * and how to read it with the app's `read_artifact` tool.
+ */
+export function artifactNote(id: string, chars: number, lines: number, toolName: string): string {
+  return `[Shortened. The full result is kept as artifact ${id} (${chars} characters, ${lines} lines): call ${toolName} with {"id": "${id}", "range": "1-200"} for lines, or {"id": "${id}", "find": "some text"} to find lines.]`;
+}
