@@ -216,8 +216,6 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
             droppedNoise.add(key);
             continue;
           }
-          const rewritten = links?.rewrite.get(key);
-          if (rewritten !== undefined) value = stringNode(rewritten);
           if (settings.dropNoise && value.kind === "object" && isHeadersKey(key) && !forced) {
             // HTTP headers: only those that answer questions (Retry-After, Location, rate limits, request ids).
             const useful = value.entries.filter(([name]) => isUsefulHeader(name));
