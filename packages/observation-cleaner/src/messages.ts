@@ -138,3 +138,6 @@ export function joinHeadAndTail(parts: readonly string[], maxChars: number, unre
 export function artifactNote(id: string, chars: number, lines: number, toolName: string): string {
   return `[Shortened. The full result is kept as artifact ${id} (${chars} characters, ${lines} lines): call ${toolName} with {"id": "${id}", "range": "1-200"} for lines, or {"id": "${id}", "find": "some text"} to find lines.]`;
 }
+
+/** Stand-in for the envelope of an empty list (`refunds: {object: list, data: [], total_count: 0}`). */
+export const EMPTY_LIST_MARKER = "(an empty list)";
