@@ -120,7 +120,7 @@ export interface NeutralizerRow {
 
 /** Options of {@link runCleanerBench}. */
 export interface CleanerBenchOptions {
-  /** Fixture sets to run, by name and directory of an `index.json`. @default the shared tool outputs (when found), the held-back set and the per-kind set */
+  /** Fixture sets to run, by name and directory of an `index.json`. @default the shared tool outputs (when found), the held-back set, the per-kind set and the log set */
   readonly fixtureSets?: ReadonlyArray<{ readonly name: string; readonly dir: string }>;
   /** Input sizes for the scaling runs, in bytes. @default [1 KB, 100 KB, 1 MB, 10 MB] */
   readonly sizes?: readonly number[];
@@ -340,6 +340,7 @@ export function runCleanerBench(options: CleanerBenchOptions = {}): CleanerBench
     }
     sets.push({ name: "held-back set (src/__fixtures__/holdout)", dir: findHoldoutDir() });
     sets.push({ name: "per-kind set (src/__fixtures__/kinds)", dir: findPackageFixtureDir("kinds") });
+    sets.push({ name: "log set (src/__fixtures__/logs)", dir: findPackageFixtureDir("logs") });
     fixtureSets = sets;
   }
   const sizes = options.sizes ?? [KB, 100 * KB, MB, 10 * MB];

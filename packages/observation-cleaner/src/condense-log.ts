@@ -225,16 +225,21 @@ class LogCondenser {
     return parts.join("\n");
   }
 
-  /** The most important entries that fit `budget` characters (before gap markers). */
-  private select(entries: readonly Entry[], budget: number): Set<Entry> {
+  /** Entries from most to least worth keeping: by priority, then nearest the start or the end. */
+  private rank(entries: readonly Entry[]): Entry[] {
     const count = entries.length;
-    const order = entries
+    return entries
       .map((entry, index) => ({ entry, index }))
       .filter(({ entry }) => entry.text.trim().length > 0)
-      .sort((left, right) => right.entry.priority - left.entry.priority || Math.min(left.index, count - 1 - left.index) - Math.min(right.index, count - 1 - right.index));
+      .sort((left, right) => right.entry.priority - left.entry.priority || Math.min(left.index, count - 1 - left.index) - Math.min(right.index, count - 1 - right.index))
+      .map(({ entry }) => entry);
+  }
+
+  /** The most important entries that fit `budget` characters (before gap markers). */
+  private select(entries: readonly Entry[], ranked: readonly Entry[], budget: number): Set<Entry> {
     const keep = new Set<Entry>();
     let used = 0;
-    for (const { entry } of order) {
+    for (const entry of ranked) {
       const cost = entry.text.length + 1;
       if (used + cost > budget) continue;
       keep.add(entry);
@@ -256,8 +261,9 @@ class LogCondenser {
     if (result.length > maxChars) {
       cut = true;
       let budget = maxChars;
+      const ranked = this.rank(entries);
       for (let attempt = 0; attempt < 8 && result.length > maxChars; attempt += 1) {
-        const keep = this.select(entries, budget);
+        const keep = this.select(entries, ranked, budget);
         result = this.render(entries, keep);
         budget -= Math.max(result.length - maxChars, 0) + Math.ceil(maxChars * 0.05);
       }
