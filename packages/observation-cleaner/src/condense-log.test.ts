@@ -161,6 +161,24 @@ describe("cleanObservation", () => {
       expect(cleaned.notes.join(" ")).toMatch(/cut a log of 3001 lines/);
     });
 
+    it("reads a JSON-lines log (zap, pino) as log lines, keeping the error in its middle and every value as written", () => {
+      const lines = Array.from({ length: 2000 }, (_, index) =>
+        JSON.stringify({ level: "info", ts: stamp(index), caller: "sync/loop.go:88", msg: "synced batch", batch: index, namespace: "billing" }),
+      );
+      lines[1200] = `{"level":"error","ts":"${stamp(1200)}","caller":"sync/loop.go:120","msg":"upsert failed","invoice":"inv_8841","amount":9007199254740993,"error":"deadlock detected"}`;
+      const cleaned = cleanObservation(lines.join("\n"));
+      expect(cleaned.text).toContain(`${stamp(1200)} ERROR upsert failed caller=sync/loop.go:120 invoice=inv_8841 amount=9007199254740993 error="deadlock detected"`);
+      expect(cleaned.text).toMatch(/\[\d+ similar lines omitted \(lines 2–\d+\)\]/);
+      expect(cleaned.text).toContain("synced batch caller=sync/loop.go:88 batch=1999 namespace=billing");
+      expect(cleaned.notes.join(" ")).toMatch(/read 2000 JSON log lines as log lines/);
+      expect(cleaned.text.length).toBeLessThan(1500);
+    });
+
+    it("reads JSON text that only has a few objects on lines as JSON, not as a log", () => {
+      const records = Array.from({ length: 5 }, (_, index) => JSON.stringify({ level: "info", msg: `record ${index}` })).join("\n");
+      expect(cleanObservation(records).notes.join(" ")).not.toMatch(/JSON log lines/);
+    });
+
     it("does not read a Markdown document or prose as a log", () => {
       const markdown = Array.from({ length: 30 }, (_, index) => (index % 5 === 0 ? `## Section ${index}` : `This paragraph ${index} explains a part of the service in plain words.`)).join("\n");
       expect(looksLikeLog(markdown)).toBe(false);

@@ -6,6 +6,7 @@
 import { jsonrepair } from "jsonrepair";
 import { decodeBytes, decodeText, normalizeControlCharacters, type Notes } from "./decode";
 import { MAX_HTML_DEPTH, htmlToText, looksLikeHtml } from "./html";
+import { jsonLinesLog } from "./json-lines";
 import { parseJsonText } from "./json-text";
 import { EMPTY_TEXT, NO_DATA_TEXT, NO_READABLE_TEXT, flattenedMarkupNote } from "./messages";
 import { stringNode, treeFromValue, type TreeNode } from "./tree";
@@ -63,6 +64,10 @@ export class ContentReader {
     const trimmed = text.trim();
     if (trimmed.length === 0) return { kind: "empty", text: EMPTY_TEXT };
     const first = trimmed[0];
+    if (first === "{" && decodingDepth === 0 && trimmed.includes("}\n")) {
+      const log = jsonLinesLog(trimmed, this.notes);
+      if (log !== undefined) return { kind: "text", text: log, tailShare: 0.25 };
+    }
     if (first === "{" || first === "[") {
       let tree = parseJsonText(trimmed, this.notes, this.maxDepth, this.stringLeaf);
       if (tree === undefined && trimmed.length <= MAX_JSON_REPAIR_CHARS) {

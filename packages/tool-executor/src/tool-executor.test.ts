@@ -789,7 +789,7 @@ describe("ToolExecutor", () => {
       const rows = Array.from({ length: 2000 }, (_, index) => ({ id: index, name: `row ${index}` }));
       const list = tool(async () => ({ rows }), { name: "list", description: "L.", schema: z.object({ page: z.number() }) });
       const [wrapped] = new ToolExecutor({ formatObservation: (value) => JSON.stringify(value).slice(0, 100) }).wrap([list]);
-      expect(wrapped.responseFormat).toBe("content_and_artifact");
+      expect((wrapped as { responseFormat?: string }).responseFormat).toBe("content_and_artifact");
       const message = (await wrapped.invoke({ name: "list", args: { page: 1 }, id: "call_7", type: "tool_call" })) as ToolMessage;
       expect(String(message.content)).toHaveLength(100);
       expect(message.artifact).toEqual({ rows });
