@@ -262,6 +262,7 @@ function hostileInputs(): Array<{ label: string; make: () => string }> {
     { label: "50 000 nested XML elements", make: () => `<?xml version="1.0"?>${"<node>".repeat(50_000)}${bottom}${"</node>".repeat(50_000)}` },
     { label: "50 000 nested JSON arrays", make: () => `${"[".repeat(50_000)}"${bottom}"${"]".repeat(50_000)}` },
     { label: "10 MB line without a break", make: () => `${"berth ".repeat(1_750_000)}${bottom}` },
+    { label: "10 MB log of 400-character dotted lines", make: () => `${`2025-03-01T12:00:00Z ${"a.".repeat(190)}\n`.repeat(25_000)}${bottom}` },
   ];
 }
 

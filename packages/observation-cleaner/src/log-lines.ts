@@ -34,11 +34,20 @@ const ERROR =
 const WARNING = /^(?:##\[warning\]|::warning\b)|\b(?:warn|warning|warnings|deprecated|deprecation)\b/i;
 const SUMMARY =
   /^(?:Tests?|Test Suites|Test Files|Snapshots|Time|Ran|Summary|Results?|Total|Totals|Coverage|Duration|Status)\b\s*[:\d]|\b(?:\d+ (?:passed|failed|skipped|errors?|warnings?|tests?|specs?|examples?|failures?|pending|todo|packages?|vulnerabilit(?:y|ies)|files? changed)|BUILD (?:SUCCESSFUL|FAILED|SUCCESS|FAILURE)|Done in \d|Finished\b|Compiled successfully|completed with exit code|exit(?:ed)? (?:with )?(?:code|status)|Job (?:succeeded|failed|cancelled)|succeeded|All checks passed|failures=\d|passed in \d|failed in \d)/i;
+/** What every summary line holds (a cheap test first: SUMMARY's alternatives are many). */
+const SUMMARY_HINT = /\d|BUILD|Finished|Compiled|succeeded|All checks/i;
 const PROGRESS =
   /\d{1,3}(?:\.\d+)?\s?%|\[[=#>.\- ]{6,}\]|[█▉▊▋▌▍▎▏░▒▓■□]{3,}|\b\d+(?:\.\d+)?\s?(?:[kKMGT]i?B|B)\s*\/\s*\d+(?:\.\d+)?\s?(?:[kKMGT]i?B|B)\b|\beta[: ]\s*\d|\b\d+(?:\.\d+)?\s?(?:[kKMG]i?B|it|items?)\/s\b/;
 
 /** Stack frames: JS/Java/C# `at …`, Python `File "…", line N`, Go `\tpath.go:N`, gdb `#3 0x…`, Java `... 12 more`. */
-const FRAME = /^\s+at\s+\S|^\s+File "[^"]+", line \d+|^\s+\S+\.go:\d+|^(?:created by )?(?:[\w.-]+\/)*[\w-]+(?:\.[\w-]+)*\.(?:\(\*?\w+\)\.)?[\w.]+\(.*\)(?: in goroutine \d+)?$|^\s*#\d+\s+0x[0-9a-f]+|^\s+\.\.\. \d+ more$|^\s+\d+: 0x[0-9a-f]+/;
+const FRAME = /^\s+at\s+\S|^\s+File "[^"]+", line \d+|^\s+\S+\.go:\d+|^\s*#\d+\s+0x[0-9a-f]+|^\s+\.\.\. \d+ more$|^\s+\d+: 0x[0-9a-f]+/;
+/** Go's function line of a frame (`pkg/path.(*T).Method(0x0, 0xc0)`); tested only on lines ending in `)`. */
+const GO_FUNCTION = /^(?:created by )?[\w./-]+(?:\.\(\*?\w+\))?\.\w+\([^()]*\)$/;
+
+function isFrame(line: string): boolean {
+  return FRAME.test(line) || (line.endsWith(")") && GO_FUNCTION.test(line));
+}
+
 /** Where a new cause of a stack trace begins. */
 export const TRACE_CAUSE = /^\s*(?:Caused by:|During handling of the above exception|The above exception was the direct cause|Traceback \(most recent call last\):|goroutine \d+ \[)/;
 /** A Python traceback lists the most recent call last: its last frames matter most. */
@@ -64,7 +73,7 @@ export function isGoFramePath(line: string): boolean {
 
 /** True for a stack frame line. */
 export function isFrameLine(line: string): boolean {
-  return FRAME.test(line);
+  return isFrame(line);
 }
 
 /** True for a stack frame in a library, runtime or framework. */
@@ -78,10 +87,11 @@ export function isLibraryFrame(line: string): boolean {
  */
 export function classifyLogLine(body: string): LogLineKind {
   if (body.length === 0) return "ordinary";
-  if (FRAME.test(body)) return "frame";
+  // Only the start of a line is read: a 10 MB line costs no more than a short one.
   const head = body.length > 400 ? body.slice(0, 400) : body;
+  if (isFrame(head)) return "frame";
   if (ERROR.test(head) && !/\b(?:0|no) (?:errors?|failures?|failed)\b/i.test(head)) return "error";
-  if (SUMMARY.test(head)) return "summary";
+  if (SUMMARY_HINT.test(head) && SUMMARY.test(head)) return "summary";
   if (BOUNDARY.test(head)) return "boundary";
   if (WARNING.test(head) && !/\b(?:0|no) warnings?\b/i.test(head)) return "warning";
   if (COMMAND.test(head)) return "command";
@@ -125,8 +135,9 @@ export function looksLikeLog(text: string): boolean {
     lines += 1;
     const body = line.slice(timestampPrefix(line).length);
     if (CI_MARKER.test(body)) groups += 1;
-    if (FRAME.test(line)) frames += 1;
-    if (body.length < line.length || KLOG_PREFIX.test(line) || LEVEL_PREFIX.test(body) || CI_MARKER.test(body) || FRAME.test(line) || PROGRESS.test(body) || BOUNDARY.test(body)) marked += 1;
+    const frame = isFrame(line);
+    if (frame) frames += 1;
+    if (body.length < line.length || KLOG_PREFIX.test(line) || LEVEL_PREFIX.test(body) || CI_MARKER.test(body) || frame || PROGRESS.test(body) || BOUNDARY.test(body)) marked += 1;
   }
   if (lines < 12) return false;
   return groups >= 2 || frames >= 8 || marked / lines >= 0.33;
