@@ -40,6 +40,14 @@ describe("cleanObservation", () => {
       expect(cleaned.truncated).toBe(true);
     });
 
+    it("condenses a log held in a field of a JSON result (a CI API's job with its log) the same way", () => {
+      const { raw } = resultOf("ci-github-actions-jest");
+      const cleaned = cleanObservation({ job: { id: 29181, status: "completed", conclusion: "failure", log: raw } });
+      expect(cleaned.text.length).toBeLessThanOrEqual(6000);
+      expect(cleaned.text).toContain("conclusion: failure");
+      for (const fact of ["Test Suites: 1 failed, 39 passed, 40 total", "FAIL packages/executor/src/delta.test.ts", "Process completed with exit code 1."]) expect(cleaned.text).toContain(fact);
+    });
+
     it("keeps the test step's results that sit between hundreds of progress lines, in order", () => {
       const { text } = resultOf("ci-github-actions-jest").cleaned;
       const order = ["##[group]Run npm ci", "added 812 packages", "##[group]Run npm test -- --ci", "FAIL packages/executor/src/delta.test.ts", "Test Suites: 1 failed, 39 passed, 40 total", "##[group]Run docker build", "##[error]Process completed with exit code 1."];
