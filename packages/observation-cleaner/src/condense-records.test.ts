@@ -125,6 +125,14 @@ describe("cleanObservation", () => {
       expect(notes.join(" ")).toMatch(/dropped 3 zero position or retry counter/);
     });
 
+    it("drops Jira's expand echo of the request and keeps the issue's key, status and summary", () => {
+      const { text, notes } = cleanObservation({ expand: "names,schema", startAt: 0, total: 1, issues: [{ expand: "operations,editmeta,changelog,renderedFields", key: "HBR-12", fields: { summary: "Crane 2 maintenance", status: { name: "In Progress" } } }] });
+      expect(text).not.toMatch(/expand|renderedFields/);
+      expect(text).toContain("HBR-12");
+      expect(text).toContain("In Progress");
+      expect(notes.join(" ")).toMatch(/dropped transport\/metadata fields \(expand/);
+    });
+
     it("keeps a repeated id when keep or drop patterns are given (the path decides)", () => {
       const { text } = cleanObservation(instance, { keep: ["InstanceId"] });
       expect(text.match(/subnet-04a636d18e83cfacb/g)).toHaveLength(2);
