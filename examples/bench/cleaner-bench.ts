@@ -120,7 +120,7 @@ export interface NeutralizerRow {
 
 /** Options of {@link runCleanerBench}. */
 export interface CleanerBenchOptions {
-  /** Fixture sets to run, by name and directory of an `index.json`. @default the shared tool outputs (when found), the held-back set and the per-kind set */
+  /** Fixture sets to run, by name and directory of an `index.json`. @default the shared tool outputs (when found), the held-back set, the per-kind set and the log set */
   readonly fixtureSets?: ReadonlyArray<{ readonly name: string; readonly dir: string }>;
   /** Input sizes for the scaling runs, in bytes. @default [1 KB, 100 KB, 1 MB, 10 MB] */
   readonly sizes?: readonly number[];
@@ -262,6 +262,7 @@ function hostileInputs(): Array<{ label: string; make: () => string }> {
     { label: "50 000 nested XML elements", make: () => `<?xml version="1.0"?>${"<node>".repeat(50_000)}${bottom}${"</node>".repeat(50_000)}` },
     { label: "50 000 nested JSON arrays", make: () => `${"[".repeat(50_000)}"${bottom}"${"]".repeat(50_000)}` },
     { label: "10 MB line without a break", make: () => `${"berth ".repeat(1_750_000)}${bottom}` },
+    { label: "10 MB log of 400-character dotted lines", make: () => `${`2025-03-01T12:00:00Z ${"a.".repeat(190)}\n`.repeat(25_000)}${bottom}` },
   ];
 }
 
@@ -340,6 +341,7 @@ export function runCleanerBench(options: CleanerBenchOptions = {}): CleanerBench
     }
     sets.push({ name: "held-back set (src/__fixtures__/holdout)", dir: findHoldoutDir() });
     sets.push({ name: "per-kind set (src/__fixtures__/kinds)", dir: findPackageFixtureDir("kinds") });
+    sets.push({ name: "log set (src/__fixtures__/logs)", dir: findPackageFixtureDir("logs") });
     fixtureSets = sets;
   }
   const sizes = options.sizes ?? [KB, 100 * KB, MB, 10 * MB];

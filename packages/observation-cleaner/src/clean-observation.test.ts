@@ -169,7 +169,8 @@ describe("cleanObservation", () => {
       expect(text).toContain("t0 | 10");
       expect(text).toContain("t299");
       expect(text).toMatch(/… \d+ more rows/);
-      expect(text).toContain("max 99.5 (t150)");
+      expect(text).toContain("300 rows; showing ");
+      expect(text).toContain("temp over all rows: min 10 (row 0, t0), max 99.5 (row 150, t150)");
     });
 
     it.each([
@@ -182,7 +183,7 @@ describe("cleanObservation", () => {
       expect(result.text).toContain("row-0 | 0");
       expect(result.text).toContain("row-4999 | 4999");
       expect(result.text).toMatch(/… 49\d\d more rows/);
-      expect(result.text).toContain("500 rows read of 5000");
+      expect(result.text).toMatch(/5000 rows; showing \d+; 500 read \(the first 400 and the last 100; the middle was counted, not read\); value over the rows read: min 0 \(row 0, row-0\), max 4999 \(row 4999, row-4999\)/);
       expect(result.notes.join(" ")).toMatch(/the middle was counted, not read/);
     });
 

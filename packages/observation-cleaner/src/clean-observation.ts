@@ -6,6 +6,8 @@
  */
 import { fingerprintObservation, neutralizeUntrustedText } from "@reins/core";
 import { condenseTree } from "./condense";
+import { condenseLog } from "./condense-log";
+import { looksLikeLog } from "./log-lines";
 import { keyPriority } from "./noise";
 import { PathMatcher } from "./path-matcher";
 import { Notes, decodeText, normalizeControlCharacters } from "./decode";
@@ -53,6 +55,8 @@ export interface CleanedObservation {
   readonly fingerprint: string;
   /** Short operator-facing notes: decoding, conversions, dropped noise, cuts, neutralised labels. */
   readonly notes: readonly string[];
+  /** The id of the artifact holding the full result, when an `ObservationCleaner` with `artifacts` stored it. */
+  readonly artifactId?: string;
 }
 
 /** What one cleaning produced, before the result object is frozen. */
@@ -250,6 +254,10 @@ class Cleaner {
       return this.finish(content.text, false);
     }
     if (content.kind === "text") {
+      if (content.tailShare >= 0.25 && looksLikeLog(content.text)) {
+        const log = condenseLog(content.text, this.options.maxChars, this.notes);
+        return this.finish(log.text, log.truncated);
+      }
       const fitted = this.fitText(content.text, content.tailShare);
       return this.finish(fitted.text, fitted.truncated);
     }

@@ -77,4 +77,65 @@ describe("cleanObservation", () => {
       expect(text).not.toContain("FieldsOnCorrectTypeRule");
     });
   });
+
+  describe("with a dense API record (values shaped like Stripe's and AWS's documented responses)", () => {
+    const charge = {
+      id: "ch_3MmlLrLkdIwHu7ix0snN0B15",
+      object: "charge",
+      amount: 1099,
+      currency: "usd",
+      status: "succeeded",
+      refunds: { object: "list", data: [], has_more: false, total_count: 0, url: "/v1/charges/ch_3MmlLrLkdIwHu7ix0snN0B15/refunds" },
+      disputes: { object: "list", data: [], has_more: true, total_count: 3, url: "/v1/charges/ch_3MmlLrLkdIwHu7ix0snN0B15/disputes" },
+    };
+    const instance = {
+      Reservations: [
+        {
+          OwnerId: "111122223333",
+          Instances: [
+            {
+              InstanceId: "i-1234567890abcdef0",
+              AmiLaunchIndex: 0,
+              SubnetId: "subnet-04a636d18e83cfacb",
+              VpcId: "vpc-1234567890abcdef0",
+              State: { Code: 16, Name: "running" },
+              NetworkInterfaces: [{ NetworkInterfaceId: "eni-0e3b3b3b3b3b3b3b3", OwnerId: "111122223333", SubnetId: "subnet-04a636d18e83cfacb", VpcId: "vpc-1234567890abcdef0", Description: "primary interface", Attachment: { DeviceIndex: 0, Status: "attached" } }],
+            },
+          ],
+        },
+      ],
+      ResponseMetadata: { RequestId: "5f6c7b1a-1111-2222-3333-444455556666", HTTPStatusCode: 200, RetryAttempts: 0 },
+    };
+
+    it("writes the envelope of an empty list as one marker, and keeps one that counts items not included", () => {
+      const { text, notes } = cleanObservation(charge);
+      expect(text).toContain("refunds: (an empty list)");
+      expect(text).toContain("total_count: 3");
+      expect(notes.join(" ")).toMatch(/wrote 1 envelope\(s\) of an empty list/);
+    });
+
+    it("drops ids repeating the enclosing record's field of the same name, and zero position and retry counters", () => {
+      const { text, notes } = cleanObservation(instance);
+      expect(text.match(/subnet-04a636d18e83cfacb/g)).toHaveLength(1);
+      expect(text.match(/111122223333/g)).toHaveLength(1);
+      expect(text).toContain("eni-0e3b3b3b3b3b3b3b3");
+      expect(text).toContain("HTTPStatusCode: 200");
+      expect(text).not.toMatch(/AmiLaunchIndex|DeviceIndex|RetryAttempts/);
+      expect(notes.join(" ")).toMatch(/dropped 3 field\(s\) repeating the same field of their enclosing record/);
+      expect(notes.join(" ")).toMatch(/dropped 3 zero position or retry counter/);
+    });
+
+    it("drops Jira's expand echo of the request and keeps the issue's key, status and summary", () => {
+      const { text, notes } = cleanObservation({ expand: "names,schema", startAt: 0, total: 1, issues: [{ expand: "operations,editmeta,changelog,renderedFields", key: "HBR-12", fields: { summary: "Crane 2 maintenance", status: { name: "In Progress" } } }] });
+      expect(text).not.toMatch(/expand|renderedFields/);
+      expect(text).toContain("HBR-12");
+      expect(text).toContain("In Progress");
+      expect(notes.join(" ")).toMatch(/dropped transport\/metadata fields \(expand/);
+    });
+
+    it("keeps a repeated id when keep or drop patterns are given (the path decides)", () => {
+      const { text } = cleanObservation(instance, { keep: ["InstanceId"] });
+      expect(text.match(/subnet-04a636d18e83cfacb/g)).toHaveLength(2);
+    });
+  });
 });

@@ -9,6 +9,7 @@ import { sameAsMarker } from "./messages";
 import { decideLinks } from "./links";
 import { isHeadersKey, isNoiseKey, isNoiseValue, isPageMetaField, isUsefulHeader, keyPriority, stripTrackingParameters } from "./noise";
 import type { PathMatcher } from "./path-matcher";
+import { emptyEnvelope, isZeroDefault, repeatsAncestorField, scalarFields } from "./record-defaults";
 import { pairParallelArrays, recordsToTable } from "./tables";
 import { isScalar, markerNode, scalarText, stringNode, type ObjectNode, type ScalarNode, type TreeNode } from "./tree";
 
@@ -109,6 +110,12 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
   // Scalar values of the records being visited (innermost last), for `repeatsRecordValues`.
   const recordValues: Array<Set<string>> = [];
   let repeatedRecords = 0;
+  // Scalar fields of the enclosing records by name (innermost last), for `repeatsAncestorField`.
+  const ancestorFields: Array<Map<string, string>> = [];
+  const judgeRecords = settings.dropNoise && !filterPaths;
+  let repeatedFields = 0;
+  let zeroDefaults = 0;
+  let emptyEnvelopes = 0;
 
   /**
    * True when every leaf of a small nested record already stands in the enclosing records as a
@@ -197,6 +204,9 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
           if (value.kind === "string" || value.kind === "number") values.add(value.kind === "string" ? value.value.trim() : value.text);
         }
         recordValues.push(values);
+        const enclosing = judgeRecords ? ancestorFields.slice() : [];
+        if (judgeRecords) ancestorFields.push(scalarFields(node.entries.filter(([key]) => !isNoiseKey(key))));
+        let emptiedList: string | undefined;
         const links = settings.dropNoise ? decideLinks(node.entries) : undefined;
         let siblingTexts: string[] | undefined;
         for (const [key, original] of node.entries) {
@@ -216,8 +226,6 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
             droppedNoise.add(key);
             continue;
           }
-          const rewritten = links?.rewrite.get(key);
-          if (rewritten !== undefined) value = stringNode(rewritten);
           if (settings.dropNoise && value.kind === "object" && isHeadersKey(key) && !forced) {
             // HTTP headers: only those that answer questions (Retry-After, Location, rate limits, request ids).
             const useful = value.entries.filter(([name]) => isUsefulHeader(name));
@@ -227,8 +235,19 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
           }
           const condensed = visit(value, childPath, false, withinList);
           if (condensed === undefined) {
+            if (value.kind === "array") emptiedList = key;
             if (forced || priority > 0) entries.push([key, value.kind === "string" ? stringNode("") : value]);
             continue;
+          }
+          if (judgeRecords && priority === 0 && !forced) {
+            if (isZeroDefault(key, condensed)) {
+              zeroDefaults += 1;
+              continue;
+            }
+            if (repeatsAncestorField(key, condensed, enclosing)) {
+              repeatedFields += 1;
+              continue;
+            }
           }
           if (condensed.kind === "object" && settings.dropNoise && priority === 0 && !forced && repeatsRecordValues(condensed)) {
             repeatedRecords += 1;
@@ -264,6 +283,14 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
           entries.push([key, condensed]);
         }
         recordValues.pop();
+        if (judgeRecords) ancestorFields.pop();
+        if (judgeRecords && emptiedList !== undefined && path !== undefined) {
+          const envelope = emptyEnvelope(entries, emptiedList);
+          if (envelope !== undefined) {
+            emptyEnvelopes += 1;
+            return envelope;
+          }
+        }
         entries = pairParallelArrays(entries, notes);
         if (entries.length === 0) return undefined;
         const only = entries[0] as [string, TreeNode];
@@ -316,5 +343,8 @@ export function condenseTree(root: TreeNode, settings: CondenseSettings, notes: 
   if (repeats > 0) notes.add(`wrote ${repeats} repeated value(s) once`);
   if (repeatedRecords > 0) notes.add(`dropped ${repeatedRecords} nested record(s) or list(s) whose every value already stands in the record`);
   if (tables > 0) notes.add("wrote uniform lists of records as tables");
+  if (repeatedFields > 0) notes.add(`dropped ${repeatedFields} field(s) repeating the same field of their enclosing record`);
+  if (zeroDefaults > 0) notes.add(`dropped ${zeroDefaults} zero position or retry counter(s) (schema defaults)`);
+  if (emptyEnvelopes > 0) notes.add(`wrote ${emptyEnvelopes} envelope(s) of an empty list as one marker`);
   return result;
 }

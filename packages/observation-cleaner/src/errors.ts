@@ -53,3 +53,40 @@ export class ObservationCleanerOptionsError extends ObservationCleanerError {
     this.value = options.value;
   }
 }
+
+/** Why an {@link ArtifactStoreError} was thrown. */
+export type ArtifactStoreErrorReason = "options" | "unknown" | "expired" | "unreadable";
+
+/**
+ * An artifact could not be read (unknown id, expired, its write failed) or the store's options
+ * are invalid.
+ *
+ * @example
+ * ```ts
+ * try { await artifacts.text(id); }
+ * catch (error) { if (ArtifactStoreError.isInstance(error) && error.reason === "expired") rerunTheTool(); }
+ * ```
+ */
+export class ArtifactStoreError extends ObservationCleanerError {
+  static {
+    brandReinsError(this, "observation-cleaner", "ArtifactStoreError");
+  }
+
+  /** What went wrong: bad `options`, an `unknown` id, an `expired` artifact, or an `unreadable` one. */
+  readonly reason: ArtifactStoreErrorReason;
+  /** The artifact asked for, when there is one. */
+  readonly artifactId: string | undefined;
+
+  constructor(options: ObservationCleanerErrorOptions & { reason: ArtifactStoreErrorReason; artifactId?: string }) {
+    const defaults: Record<ArtifactStoreErrorReason, string> = {
+      options: "Invalid artifact store options.",
+      unknown: `No artifact ${options.artifactId ?? ""} in this store (never saved here, or forgotten past maxArtifacts).`,
+      expired: `Artifact ${options.artifactId ?? ""} expired (past the store's ttlMs).`,
+      unreadable: `Artifact ${options.artifactId ?? ""} could not be read back.`,
+    };
+    super({ message: options.message ?? defaults[options.reason], cause: options.cause });
+    this.name = "ArtifactStoreError";
+    this.reason = options.reason;
+    this.artifactId = options.artifactId;
+  }
+}

@@ -13,4 +13,12 @@ export {
 } from "./observation-cleaner-options";
 export { neutralizeActionBlobs, neutralizeControlLines, type NeutralizedText } from "./neutralize";
 export { countTokensCl100k, estimateTokens } from "./tokens";
-export { ObservationCleanerError, ObservationCleanerOptionsError, type ObservationCleanerErrorOptions } from "./errors";
+export {
+  ArtifactStoreError,
+  ObservationCleanerError,
+  ObservationCleanerOptionsError,
+  type ArtifactStoreErrorReason,
+  type ObservationCleanerErrorOptions,
+} from "./errors";
+export { ArtifactStore, artifactText, type ArtifactSink, type ArtifactStoreOptions, type StoredArtifact } from "./artifact-store";
+export { createReadArtifactTool, readArtifactPage, type ReadArtifactInput, type ReadArtifactToolOptions } from "./read-artifact-tool";

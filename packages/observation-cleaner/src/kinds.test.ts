@@ -70,9 +70,9 @@ describe("cleanObservation", () => {
       expect(cleaned.text).toMatch(/more, identifying fields only:/);
     });
 
-    it("keeps a human-facing link for every release and drops the API links that only extend the record's own", () => {
+    it("keeps a human-facing link for every release, the upload link with its URI template, and drops the API links that only extend the record's own", () => {
       const { cleaned } = resultOf("links-github-releases");
-      expect(cleaned.text).not.toContain("/assets{?name,label}");
+      expect(cleaned.text).toContain("https://uploads.github.com/repos/harborlabs/tidewater/releases/201845330/assets{?name,label}");
       expect(cleaned.text).not.toContain("api.github.com/users/ines-marlow/followers");
       for (let minor = 0; minor <= 11; minor += 1) expect(cleaned.text).toContain(`releases/tag/v3.${minor}.0`);
     });

@@ -5,7 +5,8 @@
  * record's API link plus a suffix, which the model can neither open nor needs.
  *
  * Per record: every human-facing link is kept; API links are dropped when the record has a
- * human-facing link, or when they only extend another API link of the record; otherwise the
+ * human-facing link, or when they only extend another API link of the record (compared without
+ * their RFC 6570 templates, which a kept link keeps as written); otherwise the
  * record keeps its first API link, so no record is left without a link. Links to a search
  * engine's result page or cache are dropped: they repeat the text next to them.
  */
@@ -68,11 +69,9 @@ export function linkKind(key: string, value: string): LinkKind | undefined {
 export interface LinkDecision {
   /** Keys of link fields to drop. */
   readonly drop: ReadonlySet<string>;
-  /** Link fields whose value loses its URI template (`…/assets{?name,label}` → `…/assets`). */
-  readonly rewrite: ReadonlyMap<string, string>;
 }
 
-const NO_DECISION: LinkDecision = Object.freeze({ drop: new Set<string>(), rewrite: new Map<string, string>() });
+const NO_DECISION: LinkDecision = Object.freeze({ drop: new Set<string>() });
 
 /**
  * Decides which link fields of one record to keep (see the module comment).
@@ -91,7 +90,6 @@ export function decideLinks(entries: ReadonlyArray<readonly [string, TreeNode]>)
   }
   if (links === undefined) return NO_DECISION;
   const drop = new Set<string>();
-  const rewrite = new Map<string, string>();
   const hasHuman = links.some((field) => field.kind === "human");
   const apiLinks = links.filter((field) => field.kind === "api");
   const extendsAnother = (field: LinkField): boolean =>
@@ -100,10 +98,7 @@ export function decideLinks(entries: ReadonlyArray<readonly [string, TreeNode]>)
   const kept = hasHuman ? undefined : (apiLinks.find((field) => OWN_LINK_KEY.test(field.key) && !extendsAnother(field)) ?? apiLinks.find((field) => !extendsAnother(field)));
   for (const field of apiLinks) if (field !== kept) drop.add(field.key);
   for (const field of links) if (field.kind === "search") drop.add(field.key);
-  for (const [key, value] of entries) {
-    if (drop.has(key) || value.kind !== "string" || !value.value.includes("{")) continue;
-    const link = withoutUriTemplate(value.value);
-    if (link !== value.value && links.some((field) => field.key === key)) rewrite.set(key, link);
-  }
-  return { drop, rewrite };
+  // A kept link keeps its URI template (`…/assets{?name,label}`): the template is how the link is
+  // used (which parameters it takes), a fact a question can name.
+  return { drop };
 }

@@ -34,8 +34,19 @@ export function moreRowsMarker(count: number): string {
   return `… ${count} more rows`;
 }
 
-/** Header line of the per-column summary of a table whose rows were cut. */
-export const OMITTED_ROWS_SUMMARY = "all rows";
+/**
+ * Start of the summary line of a table whose rows were cut: `3000 rows; showing 13`, and when
+ * the middle of a very long list was counted but not read, which rows were read.
+ */
+export function tableSummaryHead(total: number, shown: number, read: number, firstRead: number | undefined): string {
+  const head = `${total} rows; showing ${shown}`;
+  return firstRead === undefined ? head : `${head}; ${read} read (the first ${firstRead} and the last ${read - firstRead}; the middle was counted, not read)`;
+}
+
+/** Which rows a table summary's figures cover: all of them, or only the rows read. */
+export function tableSummaryScope(partial: boolean): string {
+  return partial ? "over the rows read" : "over all rows";
+}
 
 /** Marker left where fields of an object were cut out. */
 export function moreFieldsMarker(count: number): string {
@@ -119,3 +130,14 @@ export function joinHeadAndTail(parts: readonly string[], maxChars: number, unre
   if (omitted <= 0) return [...head, ...tail].join(", ");
   return [...head, `${moreValuesMarker(omitted)} …`, ...tail].join(", ");
 }
+
+/**
+ * Appended to an observation whose full result was kept in an artifact store: where the rest is,
+ * and how to read it with the app's `read_artifact` tool.
+ */
+export function artifactNote(id: string, chars: number, lines: number, toolName: string): string {
+  return `[Shortened. The full result is kept as artifact ${id} (${chars} characters, ${lines} lines): call ${toolName} with {"id": "${id}", "range": "1-200"} for lines, or {"id": "${id}", "find": "some text"} to find lines.]`;
+}
+
+/** Stand-in for the envelope of an empty list (`refunds: {object: list, data: [], total_count: 0}`). */
+export const EMPTY_LIST_MARKER = "(an empty list)";

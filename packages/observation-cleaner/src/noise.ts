@@ -30,12 +30,13 @@ export function keyPriority(key: string): number {
   return priority;
 }
 
-// Transport/metadata noise by field name. Ids of any kind (request, trace, transaction ids,
+// Transport/metadata noise by field name (request echoes among them: Jira's and Confluence's
+// `expand`/`_expandable` repeat which parts the request asked for, not what the record holds). Ids of any kind (request, trace, transaction ids,
 // hashes, tracking numbers) are facts and are kept; link fields are judged by their value and
 // their record (see links.ts), not by a `_url` suffix; HTTP headers are filtered one by one
 // (see USEFUL_HEADER).
 const NOISE_KEY =
-  /^(?:_links|_meta|__typename|etag|e_tag|ETag|node_id|nodeId|admin_graphql_api_id|graphql_id|graphqlId|stacktrace|stack_trace|stackTrace|backtrace|gravatar_id|cursor|token|\w+_token|\w+Token|next_?cursor|nextCursor|page_?token|next_?page_?token|nextPageToken|continue|batchcomplete|search_metadata|search_parameters|searchParameters|json_endpoint|generationtime_ms|generation_time_ms|total_time_taken|time_taken_displayed|raw_html_file|favicon|favicons|avatar|avatars|icon|icons|logo|sprite|thumbnail|thumbnails|originalimage|serpapi_\w+)$|.(?:_thumbnail|Thumbnail|_icon|Icon|_avatar|Avatar|_avatar_url|avatarUrl|_image_url|imageUrl)$|^avatar_url$/;
+  /^(?:_links|_meta|__typename|etag|e_tag|ETag|node_id|nodeId|admin_graphql_api_id|graphql_id|graphqlId|stacktrace|stack_trace|stackTrace|backtrace|gravatar_id|cursor|token|\w+_token|\w+Token|next_?cursor|nextCursor|page_?token|next_?page_?token|nextPageToken|continue|batchcomplete|search_metadata|search_parameters|searchParameters|json_endpoint|expand|_expandable|generationtime_ms|generation_time_ms|total_time_taken|time_taken_displayed|raw_html_file|favicon|favicons|avatar|avatars|icon|icons|logo|sprite|thumbnail|thumbnails|originalimage|serpapi_\w+)$|.(?:_thumbnail|Thumbnail|_icon|Icon|_avatar|Avatar|_avatar_url|avatarUrl|_image_url|imageUrl)$|^avatar_url$/;
 
 /** HTTP header fields whose values answer questions (when to retry, where to go, what limit applies, which request). */
 const USEFUL_HEADER =

@@ -1,5 +1,6 @@
 import { DEFAULT_REACT_LABELS, createOptionChecks, type OptionChecks, type OptionFail, type ReActLabel, type ReActLabelSet } from "@reins/core";
 import type { ReinsEventListener, ReinsEventRecorder } from "@reins/core";
+import type { ArtifactStore } from "./artifact-store";
 import type { CleanedObservation } from "./clean-observation";
 import { ObservationCleanerOptionsError } from "./errors";
 
@@ -147,6 +148,16 @@ export interface ObservationCleanerOptions extends Partial<CleanObservationOptio
    * @default undefined
    */
   readonly onRawValue?: (record: RawObservationRecord) => void;
+  /**
+   * Keeps every result the cleaner cuts (`truncated`) in this store, and ends its observation
+   * with the artifact's id and how to read it with `artifactToolName` (register
+   * `createReadArtifactTool(store)` with the agent). The note's length is taken from `maxChars`.
+   * @default undefined (nothing stored; the raw value still travels as the ToolMessage artifact
+   *   on tool-call paths, and reaches `onRawValue`)
+   */
+  readonly artifacts?: ArtifactStore;
+  /** The name of the app's read tool, as the observation names it. @default "read_artifact" */
+  readonly artifactToolName?: string;
   /** Receives errors thrown by `metrics`, `onEvent` or `onRawValue`. @default undefined (ignored) */
   readonly onHookError?: (error: unknown) => void;
 }

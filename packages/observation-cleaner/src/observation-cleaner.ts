@@ -8,6 +8,9 @@ import { DynamicStructuredTool, DynamicTool, Tool, type StructuredToolInterface 
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { CallbackManagerForToolRun } from "@langchain/core/callbacks/manager";
 import { cleanWithResolvedOptions, type CleanedObservation } from "./clean-observation";
+import { artifactNote } from "./messages";
+import { estimateTokens } from "./tokens";
+import { ObservationCleanerOptionsError } from "./errors";
 import {
   resolveCleanObservationOptions,
   type CleanObservationOptions,
@@ -39,7 +42,13 @@ export class ObservationCleaner {
    * @throws {ObservationCleanerOptionsError} when an option (or a per-tool option) is invalid
    */
   constructor(private readonly options: ObservationCleanerOptions = {}) {
-    const { tools, metrics: _metrics, onEvent: _onEvent, onRawValue: _onRawValue, onHookError: _onHookError, ...cleaning } = options;
+    const { tools, metrics: _metrics, onEvent: _onEvent, onRawValue: _onRawValue, onHookError: _onHookError, artifacts, artifactToolName, ...cleaning } = options;
+    if (artifacts !== undefined && (typeof artifacts !== "object" || typeof (artifacts as { save?: unknown }).save !== "function")) {
+      throw new ObservationCleanerOptionsError({ field: "artifacts", value: artifacts, reason: "expected an ArtifactStore" });
+    }
+    if (artifactToolName !== undefined && (typeof artifactToolName !== "string" || !/^[A-Za-z0-9_.-]{1,64}$/.test(artifactToolName))) {
+      throw new ObservationCleanerOptionsError({ field: "artifactToolName", value: artifactToolName, reason: "expected a tool name of letters, digits, _ . -" });
+    }
     this.defaults = resolveCleanObservationOptions(cleaning);
     for (const [toolName, toolOptions] of Object.entries(tools ?? {})) {
       this.perTool.set(toolName, resolveCleanObservationOptions(toolOptions, this.defaults, `tools.${toolName}.`));
@@ -58,7 +67,7 @@ export class ObservationCleaner {
    * @param context - which tool produced it
    */
   clean(value: unknown, context: ObservationContext = {}): CleanedObservation {
-    const result = cleanWithResolvedOptions(value, this.optionsFor(context.toolName), context);
+    const result = this.cleanAndStore(value, context);
     const event: ObservationCleanedEvent = {
       type: "observation_cleaned",
       ...(context.toolName !== undefined ? { toolName: context.toolName } : {}),
@@ -78,6 +87,24 @@ export class ObservationCleaner {
       }
     }
     return result;
+  }
+
+  /** Cleans; a cut result goes to the artifact store and its observation says where. */
+  private cleanAndStore(value: unknown, context: ObservationContext): CleanedObservation {
+    const options = this.optionsFor(context.toolName);
+    const result = cleanWithResolvedOptions(value, options, context);
+    const store = this.options.artifacts;
+    if (store === undefined || !result.truncated) return result;
+    const stored = store.save(value, context.toolName);
+    const note = artifactNote(stored.id, stored.chars, stored.lines, this.options.artifactToolName ?? "read_artifact");
+    let cleaned = result;
+    if (cleaned.text.length + note.length + 2 > options.maxChars) {
+      // The note is part of the budget: clean again into what it leaves.
+      cleaned = cleanWithResolvedOptions(value, { ...options, maxChars: Math.max(200, options.maxChars - note.length - 2) }, context);
+    }
+    const text = `${cleaned.text}\n\n${note}`;
+    // The fingerprint stays the cleaned text's: the same result cut the same way repeats for loop control.
+    return Object.freeze({ ...cleaned, text, cleanChars: text.length, tokens: cleaned.tokens + estimateTokens(note), tokensExact: false, artifactId: stored.id, notes: Object.freeze([...cleaned.notes, `kept the full result as artifact ${stored.id}`]) });
   }
 
   /**

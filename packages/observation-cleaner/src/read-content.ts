@@ -6,9 +6,11 @@
 import { jsonrepair } from "jsonrepair";
 import { decodeBytes, decodeText, normalizeControlCharacters, type Notes } from "./decode";
 import { MAX_HTML_DEPTH, htmlToText, looksLikeHtml } from "./html";
+import { jsonLinesLog } from "./json-lines";
 import { parseJsonText } from "./json-text";
 import { EMPTY_TEXT, NO_DATA_TEXT, NO_READABLE_TEXT, flattenedMarkupNote } from "./messages";
 import { stringNode, treeFromValue, type TreeNode } from "./tree";
+import { replayCarriageReturns } from "./log-lines";
 import { looksLikeXml, xmlToTree } from "./xml";
 
 const MAX_JSON_REPAIR_CHARS = 2_000_000;
@@ -56,10 +58,16 @@ export class ContentReader {
 
   /** Works out what a string holds. */
   private readText(raw: string, decodingDepth: number): Content {
-    const text = normalizeControlCharacters(raw, this.notes);
+    const redrawn = replayCarriageReturns(raw);
+    if (redrawn.dropped > 0) this.notes.add(`kept the last of each carriage-return redraw (${redrawn.dropped} overwritten segment(s) dropped, as a terminal shows them)`);
+    const text = normalizeControlCharacters(redrawn.text, this.notes);
     const trimmed = text.trim();
     if (trimmed.length === 0) return { kind: "empty", text: EMPTY_TEXT };
     const first = trimmed[0];
+    if (first === "{" && decodingDepth === 0 && trimmed.includes("}\n")) {
+      const log = jsonLinesLog(trimmed, this.notes);
+      if (log !== undefined) return { kind: "text", text: log, tailShare: 0.25 };
+    }
     if (first === "{" || first === "[") {
       let tree = parseJsonText(trimmed, this.notes, this.maxDepth, this.stringLeaf);
       if (tree === undefined && trimmed.length <= MAX_JSON_REPAIR_CHARS) {

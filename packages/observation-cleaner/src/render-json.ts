@@ -2,7 +2,7 @@
 import { moreFieldsMarker, moreItemsMarker, moreRowsMarker } from "./messages";
 import { isScalar, scalarText, type ListGap, type ScalarNode, type TreeNode } from "./tree";
 import { listWindow, shortenString, stringLimit, type RenderLimits, type RenderOutput } from "./render";
-import { summarizeTable } from "./table-summary";
+import { tableSummaryLine } from "./table-summary";
 
 class JsonRenderer {
   private readonly parts: string[] = [];
@@ -89,10 +89,8 @@ class JsonRenderer {
         },
         moreRowsMarker,
       );
-      if (listWindow(node.rows.length, node, this.limits, false).omitted > 0) {
-        const summary = summarizeTable(node, this.limits.summaryMax);
-        if (summary.length > 0) this.push(`,"allRows":${JSON.stringify(summary)}`);
-      }
+      const window = listWindow(node.rows.length, node, this.limits, false);
+      if (window.omitted > 0) this.push(`,"summary":${JSON.stringify(tableSummaryLine(node, window.head + (node.rows.length - window.tailStart), this.limits.summaryMax + 40))}`);
       this.push("}");
       return;
     }

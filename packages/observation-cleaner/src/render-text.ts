@@ -2,11 +2,11 @@
  * Writes a condensed tree as `key: value` lines: nested fields indented, lists as `- ` items,
  * tables as `a | b | c` rows with an all-rows summary when rows are cut.
  */
-import { moreFieldsMarker, moreItemsMarker, moreRowsMarker, identifiedItemsMarker, OMITTED_ROWS_SUMMARY } from "./messages";
+import { moreFieldsMarker, moreItemsMarker, moreRowsMarker, identifiedItemsMarker } from "./messages";
 import { isScalar, scalarText, type ListGap, type ScalarNode, type TableNode, type TreeNode } from "./tree";
 import { IDENTITY_FIELDS, IDENTITY_SHARE, identityLines } from "./record-identity";
 import { cellText, listWindow, pickColumns, pickFields, previewLeaves, shortenString, stringLimit, Writer, type RenderLimits, type RenderOutput } from "./render";
-import { summarizeTable } from "./table-summary";
+import { tableSummaryLine } from "./table-summary";
 
 class TextRenderer {
   /** Lists being written around the current item; 0 at the outermost list. */
@@ -208,9 +208,8 @@ class TextRenderer {
       this.writer.cut = true;
       this.writer.line(`${indent}${moreRowsMarker(omitted)}`);
       for (let index = tailStart; index < count && !this.writer.overflow; index += 1) row(index);
-      const summary = summarizeTable(table, this.limits.summaryMax);
-      const scope = total === count ? `${OMITTED_ROWS_SUMMARY} ${count}` : `${count} rows read of ${total}`;
-      if (summary.length > 0) this.writer.line(`${indent}${scope}: ${summary}`);
+      const shown = head + (count - tailStart);
+      this.writer.line(`${indent}${tableSummaryLine(table, shown, this.limits.summaryMax + 40)}`);
     }
   }
 }

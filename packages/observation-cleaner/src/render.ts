@@ -7,7 +7,11 @@
  * produces 10 MB of text per attempt.
  */
 import { moreValuesMarker, omittedCharactersMarker } from "./messages";
+import { condenseLog } from "./condense-log";
+import { Notes } from "./decode";
+import { looksLikeLog } from "./log-lines";
 import { truncateDocument } from "./truncate-document";
+import { truncateText } from "./truncate-text";
 import { isScalar, scalarText, type ListGap, type ScalarNode, type TableNode, type TreeNode } from "./tree";
 
 /** Limits for one rendering attempt. */
@@ -112,7 +116,14 @@ export function safeCut(text: string, index: number): number {
  */
 export function shortenString(text: string, maxChars: number): string {
   if (text.length <= maxChars + omittedCharactersMarker(text.length - maxChars).length + 2) return text;
-  if (maxChars >= DOCUMENT_MIN_CHARS && isDocument(text)) return truncateDocument(text, maxChars, 0.1).text;
+  if (maxChars >= DOCUMENT_MIN_CHARS && isDocument(text)) {
+    // A log in a field (a CI API's `log`, a pod's `logs`): condensed by line kind, as a whole log is.
+    if (looksLikeLog(text)) {
+      const condensed = condenseLog(text, maxChars, new Notes()).text;
+      return condensed.length <= maxChars ? condensed : truncateText(condensed, maxChars, 0.25).text;
+    }
+    return truncateDocument(text, maxChars, 0.1).text;
+  }
   const headLength = safeCut(text, Math.ceil(maxChars * 0.7));
   const tailStart = safeCut(text, text.length - Math.max(0, maxChars - headLength));
   return `${text.slice(0, headLength)} ${omittedCharactersMarker(tailStart - headLength)} ${text.slice(tailStart)}`;

@@ -4,7 +4,8 @@
  * then its dense parts, then its prose, each part of the budget spent over the whole document.
  *
  * In rounds, each taken whole while the budget lasts:
- * 1. every heading (Markdown `#` lines, plain-text ALL-CAPS or numbered heading lines) and, for
+ * 1. every heading (Markdown `#` lines and setext headings, lines in bold alone such as a pricing
+ *    card's `**Starter**`, plain-text ALL-CAPS or numbered heading lines) and, for
  *    logs and plain text (`tailShare` of 0.2 or more), the last block;
  * 2. tables and lists sampled: header rows and the first rows, the first items and the last
  *    one (lists made only of links, such as menus, get three items);
@@ -37,6 +38,10 @@ interface Block {
 }
 
 const MARKDOWN_HEADING = /^#{1,6} \S/;
+/** The underline of a setext heading: `===` (h1) or `---` (h2), three or more. */
+const SETEXT_UNDERLINE = /^\s{0,3}(?:={3,}|-{3,})\s*$/;
+/** A line that is only bold text (`**Starter**`, `__Team__`), up to 80 characters. */
+const BOLD_LABEL = /^(?:\*\*[^*\n]{1,80}\*\*|__[^_\n]{1,80}__)$/;
 const NUMBERED_HEADING = /^(?:\d+(?:\.\d+)*\.?|[A-Z]\.|Appendix [A-Z0-9]+)\s+\S.{0,80}$/;
 const TABLE_LINE = /^\s*\|.*\|\s*$|^\S.*\S {2,}\S.*\S {2,}\S/;
 const LIST_LINE = /^\s*(?:[-*+•]|\d{1,3}[.)])\s+\S/;
@@ -81,14 +86,27 @@ function readBlocks(text: string, lines: readonly Line[]): Block[] {
     }
     const previousBlank = index === 0 || lineText(index - 1).trim().length === 0;
     const nextBlank = index + 1 >= lines.length || lineText(index + 1).trim().length === 0;
-    if (MARKDOWN_HEADING.test(first) || (previousBlank && nextBlank && isPlainHeading(first))) {
+    const underline = index + 1 < lines.length && SETEXT_UNDERLINE.test(lineText(index + 1)) && !LIST_LINE.test(first) && !TABLE_LINE.test(first) && first.length <= 160;
+    if (underline) {
+      // A setext heading (`Team` over `----`), as turndown and many scrapers write h1/h2.
+      section += 1;
+      blocks.push({ kind: "heading", first: index, last: index + 2, section, linksOnly: false });
+      index += 2;
+      continue;
+    }
+    if (MARKDOWN_HEADING.test(first) || BOLD_LABEL.test(first) || (previousBlank && nextBlank && isPlainHeading(first))) {
+      // A line in bold alone (`**Starter**`) names what follows, as a pricing card's plan name does.
       section += 1;
       blocks.push({ kind: "heading", first: index, last: index + 1, section, linksOnly: false });
       index += 1;
       continue;
     }
     let end = index;
-    while (end < lines.length && lineText(end).trim().length > 0 && (end === index || !MARKDOWN_HEADING.test(lineText(end).trim()))) end += 1;
+    const startsBlock = (line: number): boolean => {
+      const current = lineText(line).trim();
+      return MARKDOWN_HEADING.test(current) || BOLD_LABEL.test(current) || (line + 1 < lines.length && SETEXT_UNDERLINE.test(lineText(line + 1)) && current.length <= 160 && !LIST_LINE.test(current));
+    };
+    while (end < lines.length && lineText(end).trim().length > 0 && (end === index || !startsBlock(end))) end += 1;
     let tableLines = 0;
     let listLines = 0;
     let linkItems = 0;

@@ -817,6 +817,16 @@ describe("ToolExecutor", () => {
       expect((message as ToolMessage).artifact).toEqual({ hits: [1, 2] });
     });
 
+    it("declares content_and_artifact: a cut observation's ToolMessage carries the whole raw result", async () => {
+      const rows = Array.from({ length: 2000 }, (_, index) => ({ id: index, name: `row ${index}` }));
+      const list = tool(async () => ({ rows }), { name: "list", description: "L.", schema: z.object({ page: z.number() }) });
+      const [wrapped] = new ToolExecutor({ formatObservation: (value) => JSON.stringify(value).slice(0, 100) }).wrap([list]);
+      expect((wrapped as { responseFormat?: string }).responseFormat).toBe("content_and_artifact");
+      const message = (await wrapped.invoke({ name: "list", args: { page: 1 }, id: "call_7", type: "tool_call" })) as ToolMessage;
+      expect(String(message.content)).toHaveLength(100);
+      expect(message.artifact).toEqual({ rows });
+    });
+
     it("returns a ToolMessage with status error when called with a ToolCall (ToolNode, createAgent)", async () => {
       const failing = scriptedStringTool("search", [
         () => {

@@ -68,6 +68,9 @@ export function createWrappedTool(host: WrappedToolHost, state: ToolState): Wrap
           }
         })({ verboseParsingErrors: false });
   wrapper.returnDirect = fields.returnDirect;
+  // LangChain's declaration of what runCall does with a ToolCall: the observation as content, the
+  // full result as the ToolMessage's artifact (nothing the cleaner cut is lost on that path).
+  wrapper.responseFormat = "content_and_artifact";
   // Provider-specific binding fields and metadata travel with the tool (e.g. cache-control extras).
   const source = state.original as unknown as Record<string, unknown>;
   const target = wrapper as unknown as Record<string, unknown>;
