@@ -107,6 +107,25 @@ describeRequiring([{ program: "redis-server" }], "RedisResultStore against a rea
     });
   });
 
+  describe("a claim after another process stored the entry and released its lease", () => {
+    it("serves that entry (looked up again under the new lease) and leaves no lease behind", async () => {
+      const writer = newStore();
+      const late = newStore();
+      // The late process missed before the writer stored; the writer has stored and released since.
+      expect(await late.get("k")).toBeUndefined();
+      expect(await writer.claim("k")).toBeUndefined();
+      await writer.set("k", { value: "computed once", storedAtMs: Date.now() }, 60_000);
+      await writer.release("k");
+      expect(await late.claim("k")).toEqual({ value: "computed once", storedAtMs: expect.any(Number) });
+      const raw = new Redis(redis.url);
+      try {
+        expect(await raw.exists("reins:tool:lease:k")).toBe(0);
+      } finally {
+        await raw.quit();
+      }
+    });
+  });
+
   describe("an entry past its TTL", () => {
     it("is gone from Redis and the tool is called again", async () => {
       const orders = ordersTool();

@@ -139,6 +139,14 @@ export class RedisResultStore implements ToolResultStore {
       const taken = await this.run("claim", key, () => sendCommand(this.client, "SET", [leaseKey, token, "NX", "PX", Math.ceil(lease.leaseMs)]));
       if (taken === "OK") {
         this.leases.set(key, token);
+        // The caller's miss may be older than another holder's entry (stored, then its lease released
+        // just before this SET): look again under the lease, so that entry is served, not recomputed.
+        const stored = await this.getAs("claim", key);
+        if (stored !== undefined) {
+          // A failed release is reported by `run` (event, counted); the lease then lapses after leaseMs.
+          await this.release(key).catch(() => undefined);
+          return stored;
+        }
         return undefined;
       }
       for (;;) {
