@@ -11,22 +11,10 @@ import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/mes
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import { LLM, type BaseLLMParams } from "@langchain/core/language_models/llms";
 import { ReinsError, brandReinsError } from "@reins/core";
+import { applyStopSequences } from "@reins/replay";
 
-/**
- * Cuts `text` at the earliest of the `stop` strings (the stop string itself excluded), as the
- * OpenAI API does; empty stop strings are ignored.
- *
- * @returns the text as the model returns it, and whether a stop string cut it
- */
-export function applyStopSequences(text: string, stop: readonly string[]): { text: string; stopped: boolean } {
-  let cut = -1;
-  for (const sequence of stop) {
-    if (sequence.length === 0) continue;
-    const index = text.indexOf(sequence);
-    if (index !== -1 && (cut === -1 || index < cut)) cut = index;
-  }
-  return cut === -1 ? { text, stopped: false } : { text: text.slice(0, cut), stopped: true };
-}
+/** One stop-sequence rule for the scripted models and the replay server (`@reins/replay`). */
+export { applyStopSequences };
 
 /** A prompt as one text: the messages' contents (non-string content as JSON), one per line. */
 export function promptTextOf(messages: readonly BaseMessage[]): string {
