@@ -1,6 +1,6 @@
 import { checkFunction, checkKeys, checkNumber, fail, isPlainObject } from "./policy-checks";
 import type { ToolResultStore } from "./result-store";
-import type { ToolCallContext } from "./tool-policy";
+import type { ToolCallContext } from "./tool-call-context";
 
 /** What a cache `scope` function learns about the call (see {@link CacheOptions.scope}). */
 export interface CacheScopeContext extends ToolCallContext {

@@ -1,5 +1,5 @@
 import { checkFunction, checkKeys, checkNumber, fail, isPlainObject, MAX_TIMER_MS } from "./policy-checks";
-import type { ToolCallContext } from "./tool-policy";
+import type { ToolCallContext } from "./tool-call-context";
 
 /** How retry delays are randomised (cockatiel's backoff generators). */
 export type RetryJitter = "decorrelated" | "full" | "none";

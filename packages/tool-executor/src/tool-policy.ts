@@ -7,16 +7,14 @@ import { checkFunction, checkKeys, checkNumber, fail, isPlainObject, MAX_TIMER_M
 import { DEFAULT_RESULT_CHECKS, type ResultCheckFailure, type ResultChecks } from "./result-check";
 import { resolveRateLimitOptions, type RateLimitOptions, type ResolvedRateLimitOptions } from "./rate-limit-options";
 import { DEFAULT_RETRY_OPTIONS, resolveRetryOptions, type RetryJitter, type RetryOptions } from "./retry-options";
+import type { ToolCallContext } from "./tool-call-context";
 
 // The sections live in their own files; this module keeps the policy as a whole.
 export { DEFAULT_BULKHEAD_OPTIONS, DEFAULT_CACHE_OPTIONS, DEFAULT_CIRCUIT_BREAKER_OPTIONS, DEFAULT_RETRY_OPTIONS, MAX_TIMER_MS };
 export type { BulkheadOptions, CacheOptions, CacheScope, CacheScopeContext, CircuitBreakerOptions, RetryJitter, RetryOptions };
 
-/** What a hook learns about the call it runs for. */
-export interface ToolCallContext {
-  readonly toolName: string;
-  readonly toolInput: unknown;
-}
+// Lower than the sections that use it (cache-options, retry-options), so no type-only circle.
+export type { ToolCallContext } from "./tool-call-context";
 
 /**
  * What answers when the call fails (after retries, or with the circuit open or the bulkhead full;
