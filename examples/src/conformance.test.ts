@@ -1,9 +1,12 @@
 /**
- * One table of trajectories through both Reins agent paths: the classic `createReactAgent` +
- * `AgentExecutor` (ReAct text) and LangChain v1 `createAgent` + `createReinsMiddleware` (tool
- * calls). Each row is the same sequence of model decisions on both; the test asserts the same stop
- * reason, the same number of model calls and of tool executions at the stop, and the same
- * ToolExecutor outcomes. A row one path cannot pass yet is `it.failing` with the gap named.
+ * One table of trajectories through the three agent paths: the classic `createReactAgent` +
+ * `AgentExecutor` (ReAct text), a hand-built ReAct agent in the stock `AgentExecutor` with a
+ * `LoopControlHandler` callback and `ToolExecutor`-wrapped tools, and LangChain v1 `createAgent` +
+ * `createReinsMiddleware` (tool calls). Each row is the same sequence of model decisions on all
+ * three; the test asserts the same stop reason, the same number of model calls and of tool
+ * executions at the stop, the same ToolExecutor outcomes, the same finding sections of a stopped
+ * run's answer (dry runs and refusals under "What did not work"), and the same events (counts per
+ * kind and label). A row one path cannot pass yet is `it.failing` with the gap named.
  * LangChain 1.x only: `createAgent` does not exist on the 0.3 line (skipped there, by name).
  */
 import type { AgentStep } from "@langchain/core/agents";
