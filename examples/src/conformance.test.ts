@@ -1,11 +1,15 @@
 /**
- * One table of trajectories through both Reins agent paths: the classic `createReactAgent` +
- * `AgentExecutor` (ReAct text) and LangChain v1 `createAgent` + `createReinsMiddleware` (tool
- * calls). Each row is the same sequence of model decisions on both; the test asserts the same stop
- * reason, the same number of model calls and of tool executions at the stop, and the same
- * ToolExecutor outcomes. A row one path cannot pass yet is `it.failing` with the gap named.
+ * One table of trajectories through the three agent paths: the classic `createReactAgent` +
+ * `AgentExecutor` (ReAct text), a hand-built ReAct agent in the stock `AgentExecutor` with a
+ * `LoopControlHandler` callback and `ToolExecutor`-wrapped tools, and LangChain v1 `createAgent` +
+ * `createReinsMiddleware` (tool calls). Each row is the same sequence of model decisions on all
+ * three; the test asserts the same stop reason, the same number of model calls and of tool
+ * executions at the stop, the same ToolExecutor outcomes, the same finding sections of a stopped
+ * run's answer (dry runs and refusals under "What did not work"), and the same events (counts per
+ * kind and label). A row one path cannot pass yet is `it.failing` with the gap named.
  * LangChain 1.x only: `createAgent` does not exist on the 0.3 line (skipped there, by name).
  */
+import type { AgentStep } from "@langchain/core/agents";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { PromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
@@ -27,6 +31,8 @@ interface Row {
   readonly loop?: Record<string, unknown>;
   /** Token usage every model reply reports, and the model name it reports (e.g. a dated name). */
   readonly usage?: { readonly inputTokens: number; readonly outputTokens: number; readonly modelName?: string };
+  /** Each tool run moves the run's fake clock (loop control's `now`) on by this many ms. */
+  readonly toolTakesMs?: number;
   readonly expected: {
     readonly stopReason: StopReason;
     readonly modelCalls: number;
@@ -45,6 +51,8 @@ interface PathResult {
   readonly toolRuns: number;
   readonly outcomes: ToolCallOutcome[];
   readonly findings?: string[];
+  /** {@link eventCounts} of the run's events (compared across the paths, not with the row). */
+  readonly events: Record<string, number>;
 }
 
 const SECTIONS = ["What I found so far:", "What did not work:"];
@@ -101,6 +109,26 @@ const ROWS: readonly Row[] = [
     expected: { stopReason: "final_answer", modelCalls: 2, toolRuns: 0, outcomes: ["dry_run"] },
   },
   {
+    name: "a side-effect call answered with a dry run over and over: a repeat, the dry run under what did not work",
+    // The dry-run observation is stable within the run, so the same dry run 3 times is a repeat.
+    decisions: forever(() => call("send_email", { to: "a@example.com" })),
+    policies: { send_email: { sideEffects: true } },
+    expected: { stopReason: "repeat", modelCalls: 4, toolRuns: 0, outcomes: ["dry_run", "dry_run", "dry_run"], findings: ["What did not work:"] },
+  },
+  {
+    name: "a call refused by its cap over and over: a repeat, the refusal under what did not work",
+    decisions: [call("lookup", { query: "france" }), ...forever(() => call("lookup", { query: "japan" }))],
+    policies: { lookup: { maxCallsPerRun: 1 } },
+    expected: { stopReason: "repeat", modelCalls: 5, toolRuns: 1, outcomes: ["success", "rejected", "rejected", "rejected"], findings: ["What I found so far:", "What did not work:"] },
+  },
+  {
+    name: "new calls that each take 400 ms until the time budget ends the run",
+    decisions: forever((index) => call("lookup", { query: `country ${index}` })),
+    loop: { maxDurationMs: 1000 },
+    toolTakesMs: 400,
+    expected: { stopReason: "time_budget", modelCalls: 3, toolRuns: 3, outcomes: ["success", "success", "success"], findings: ["What I found so far:"] },
+  },
+  {
     name: "a call refused by its cap, then the answer",
     decisions: [call("lookup", { query: "france" }), call("lookup", { query: "japan" }), { answer: "Paris." }],
     policies: { lookup: { maxCallsPerRun: 1 } },
@@ -134,32 +162,43 @@ const ROWS: readonly Row[] = [
   },
 ];
 
-function makeTools(runs: { count: number }) {
+interface ToolRuns {
+  count: number;
+  /** The fake clock (epoch ms) the tools move on; loop control's `now` when a row sets `toolTakesMs`. */
+  nowMs: number;
+}
+
+/** The row's loop-control options, with the fake clock when the row's tools take time. */
+const loopOptionsOf = (row: Row, runs: ToolRuns): Record<string, unknown> | undefined =>
+  row.toolTakesMs === undefined ? row.loop : { ...row.loop, now: () => runs.nowMs };
+
+function makeTools(runs: ToolRuns, tookMs = 0) {
+  const ran = (): number => ((runs.nowMs += tookMs), (runs.count += 1));
   const capitals: Record<string, string> = { france: "Paris", japan: "Tokyo" };
   return [
-    tool(async ({ query }: { query: string }) => ((runs.count += 1), capitals[query] ?? `Nothing known about ${query}.`), {
+    tool(async ({ query }: { query: string }) => (ran(), capitals[query] ?? `Nothing known about ${query}.`), {
       name: "lookup",
       description: "Look up a country's capital",
       schema: z.object({ query: z.string() }),
     }),
     tool(
       async () => {
-        runs.count += 1;
+        ran();
         throw new Error("upstream returned 503");
       },
       { name: "crm_lookup", description: "Look up a customer", schema: z.object({ customerId: z.string() }) },
     ),
-    tool(async () => ((runs.count += 1), "No flights found."), {
+    tool(async () => (ran(), "No flights found."), {
       name: "search",
       description: "Search flights",
       schema: z.object({ query: z.string() }),
     }),
-    tool(async ({ id }: { id: string }) => ((runs.count += 1), `Job ${id}: ${runs.count * 25}% done.`), {
+    tool(async ({ id }: { id: string }) => (ran(), `Job ${id}: ${runs.count * 25}% done.`), {
       name: "job_status",
       description: "Progress of a job",
       schema: z.object({ id: z.string() }),
     }),
-    tool(async ({ to }: { to: string }) => ((runs.count += 1), `Sent to ${to}.`), {
+    tool(async ({ to }: { to: string }) => (ran(), `Sent to ${to}.`), {
       name: "send_email",
       description: "Send an email",
       schema: z.object({ to: z.string() }),
@@ -167,13 +206,37 @@ function makeTools(runs: { count: number }) {
   ];
 }
 
-const outcomesOf = (events: readonly ReinsEvent[]): ToolCallOutcome[] => events.flatMap((event) => (event.type === "tool_call" ? [event.outcome] : []));
+/**
+ * The ToolExecutor outcomes of the model's calls. A call refused because the run was already
+ * stopping (`StoppedRunCallError`: the stock `AgentExecutor` runs the action the handler stopped
+ * the run at; Reins' agents never hand it to the tool) is not one of them.
+ */
+const outcomesOf = (events: readonly ReinsEvent[]): ToolCallOutcome[] =>
+  events.flatMap((event) => (event.type === "tool_call" && event.error?.name !== "StoppedRunCallError" ? [event.outcome] : []));
 
-async function runClassic(row: Row): Promise<PathResult> {
-  const { AgentExecutor } = await import("@langchain/classic/agents");
-  const { createReactAgent } = await import("@reins/react-agent");
-  const runs = { count: 0 };
-  const events: ReinsEvent[] = [];
+/**
+ * The run's events, normalised to counts per kind and label (`step:action`, `loop_detection:repeat:warn`,
+ * `run_end:completed:final_answer`): the paths emit them from different hooks, so their order
+ * within one step differs, while what was observed must not.
+ */
+function eventCounts(events: readonly ReinsEvent[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const event of events) {
+    const label =
+      event.type === "step"
+        ? `step:${event.step}`
+        : event.type === "loop_detection"
+          ? `loop_detection:${event.kind}:${event.level}`
+          : event.type === "run_end"
+            ? `run_end:${event.status}:${event.stopReason}`
+            : undefined;
+    if (label !== undefined) counts[label] = (counts[label] ?? 0) + 1;
+  }
+  return counts;
+}
+
+/** The ReAct replies of a row's decisions (several calls in one decision = consecutive replies), with its usage. */
+function modelOf(row: Row): ScriptedChatModel | ReplayChatModel {
   const replies = row.decisions.flatMap((decision) =>
     "answer" in decision
       ? [`Thought: I know the answer.\nFinal Answer: ${decision.answer}`]
@@ -190,27 +253,83 @@ async function runClassic(row: Row): Promise<PathResult> {
             return result;
           }
         })({ replies, usage });
-  const tools = makeTools(runs);
+  return llm;
+}
+
+const modelCallsOf = (llm: ScriptedChatModel | ReplayChatModel): number => (llm instanceof ScriptedChatModel ? llm.calls.length : llm.prompts.length);
+
+/**
+ * The hand-built path, as docs/guides/loop-control.md and the react-output-parser guide build it: the
+ * stock `AgentExecutor` over a hand-built ReAct runnable (prompt → model with `stop` → Reins' parser,
+ * `singleAction = true`), the tools wrapped by a `ToolExecutor`, and a `LoopControlHandler`
+ * (`mode: "finish"`) in the call's callbacks, sharing one `RunContextStore`; the runnable returns
+ * `buildLoopStopFinish` once the handler recorded a stop.
+ */
+async function runHandBuilt(row: Row): Promise<PathResult> {
+  const { AgentExecutor } = await import("@langchain/classic/agents");
+  const { RunnableLambda } = await import("@langchain/core/runnables");
+  const { RunContextStore, buildLoopStopFinish, runIdsFrom } = await import("@reins/core");
+  const { LoopControlHandler } = await import("@reins/loop-control");
+  const { ToolExecutor } = await import("@reins/tool-executor");
+  const { HardenedReActOutputParser } = await import("@reins/react-output-parser");
+  const { formatReActScratchpad, renderToolDescriptions } = await import("@reins/react-agent");
+  const runs: ToolRuns = { count: 0, nowMs: Date.now() };
+  const events: ReinsEvent[] = [];
+  const llm = modelOf(row);
+  const runContext = new RunContextStore();
+  const tools = new ToolExecutor({ runContext, onEvent: (event) => events.push(event), ...(row.policies !== undefined ? { policies: row.policies } : {}) }).wrap(makeTools(runs, row.toolTakesMs));
+  const loopControl = new LoopControlHandler({ mode: "finish", runContext, onEvent: (event) => events.push(event), ...loopOptionsOf(row, runs) });
+  const parser = new HardenedReActOutputParser({ tools });
+  const prompt = PromptTemplate.fromTemplate(REACT_PROMPT_TEMPLATE);
+  const model = llm.withConfig({ stop: ["\nObservation:"] } as never);
+  const agent = RunnableLambda.from(async (inputs: { input: string; steps: AgentStep[] }, config) => {
+    const context = runIdsFrom(config)
+      .map((runId) => runContext.contextOf(runId))
+      .find((candidate) => candidate?.loop.stop !== undefined);
+    if (context?.loop.stop !== undefined) return buildLoopStopFinish(context.loop.stop, inputs.steps, {}, context);
+    const text = await prompt.format({
+      input: inputs.input,
+      tools: renderToolDescriptions(tools),
+      tool_names: tools.map((each) => each.name).join(", "),
+      agent_scratchpad: formatReActScratchpad(inputs.steps),
+    });
+    const reply = await model.invoke(text, config);
+    return parser.parse(typeof reply.content === "string" ? reply.content : JSON.stringify(reply.content));
+  });
+  const executor = new AgentExecutor({ agent: Object.assign(agent, { singleAction: true }), tools, maxIterations: 50, handleParsingErrors: true });
+  const result = await executor.invoke({ input: "Help me." }, { callbacks: [loopControl] });
+  // The stock executor's own answer carries no stopReason: the handler's run_end event names it.
+  const runEnd = events.find((event) => event.type === "run_end");
+  const stopReason = (result.stopReason as StopReason | undefined) ?? (runEnd?.type === "run_end" ? runEnd.stopReason : undefined);
+  return { stopReason, modelCalls: modelCallsOf(llm), toolRuns: runs.count, outcomes: outcomesOf(events), events: eventCounts(events), ...findingsOf(stopReason, String(result.output)) };
+}
+
+async function runClassic(row: Row): Promise<PathResult> {
+  const { AgentExecutor } = await import("@langchain/classic/agents");
+  const { createReactAgent } = await import("@reins/react-agent");
+  const runs: ToolRuns = { count: 0, nowMs: Date.now() };
+  const events: ReinsEvent[] = [];
+  const llm = modelOf(row);
+  const tools = makeTools(runs, row.toolTakesMs);
   const agent = await createReactAgent({
     llm,
     tools,
     prompt: PromptTemplate.fromTemplate(REACT_PROMPT_TEMPLATE),
     onEvent: (event) => events.push(event),
     ...(row.policies !== undefined ? { toolExecutor: { policies: row.policies } } : {}),
-    ...(row.loop !== undefined ? { loopControl: row.loop } : {}),
+    ...(loopOptionsOf(row, runs) !== undefined ? { loopControl: loopOptionsOf(row, runs) } : {}),
   });
   const executor = new AgentExecutor({ agent, tools: agent.tools, maxIterations: 50 });
   const result = await executor.invoke({ input: "Help me." }, { callbacks: agent.callbacks });
   const stopReason = result.stopReason as StopReason | undefined;
-  const modelCalls = llm instanceof ScriptedChatModel ? llm.calls.length : llm.prompts.length;
-  return { stopReason, modelCalls, toolRuns: runs.count, outcomes: outcomesOf(events), ...findingsOf(stopReason, String(result.output)) };
+  return { stopReason, modelCalls: modelCallsOf(llm), toolRuns: runs.count, outcomes: outcomesOf(events), events: eventCounts(events), ...findingsOf(stopReason, String(result.output)) };
 }
 
 async function runCreateAgent(row: Row): Promise<PathResult> {
   const { fakeModel } = await import("@langchain/core/testing");
   const { createAgent, createMiddleware } = await import("langchain");
   const { createReinsMiddleware } = await import("@reins/agent-middleware");
-  const runs = { count: 0 };
+  const runs: ToolRuns = { count: 0, nowMs: Date.now() };
   const events: ReinsEvent[] = [];
   let model = fakeModel();
   let id = 0;
@@ -235,12 +354,12 @@ async function runCreateAgent(row: Row): Promise<PathResult> {
   const countCalls = createMiddleware({ name: "CountModelCalls", wrapModelCall: (request, handler) => ((modelCalls += 1), handler(request)) });
   const agent = createAgent({
     model,
-    tools: makeTools(runs),
+    tools: makeTools(runs, row.toolTakesMs),
     middleware: [
       createReinsMiddleware({
         onEvent: (event) => events.push(event),
         ...(row.policies !== undefined ? { toolExecutor: { policies: row.policies } } : {}),
-        ...(row.loop !== undefined ? { loopControl: row.loop } : {}),
+        ...(loopOptionsOf(row, runs) !== undefined ? { loopControl: loopOptionsOf(row, runs) } : {}),
       }),
       countCalls,
     ],
@@ -250,15 +369,21 @@ async function runCreateAgent(row: Row): Promise<PathResult> {
   const result = await agent.invoke({ messages: [new HumanMessage("Help me.")] }, { recursionLimit: 200 });
   const answer = result.messages.filter((message) => AIMessage.isInstance(message)).at(-1);
   const output = answer === undefined ? "" : typeof answer.content === "string" ? answer.content : JSON.stringify(answer.content);
-  return { stopReason: result.stopReason, modelCalls, toolRuns: runs.count, outcomes: outcomesOf(events), ...findingsOf(result.stopReason, output) };
+  return { stopReason: result.stopReason, modelCalls, toolRuns: runs.count, outcomes: outcomesOf(events), events: eventCounts(events), ...findingsOf(result.stopReason, output) };
 }
 
-(line03 ? describe.skip : describe)("one trajectory table, both agent paths (LangChain 1.x only: createAgent does not exist on 0.3)", () => {
+(line03 ? describe.skip : describe)("one trajectory table, all three agent paths (LangChain 1.x only: createAgent does not exist on 0.3)", () => {
   for (const row of ROWS) {
     const test = row.knownGap === undefined ? it : it.failing;
     test(`${row.name}${row.knownGap === undefined ? "" : ` (known gap: ${row.knownGap})`}`, async () => {
-      const [classic, createAgentPath] = await Promise.all([runClassic(row), runCreateAgent(row)]);
-      expect({ classic, createAgent: createAgentPath }).toEqual({ classic: row.expected, createAgent: row.expected });
+      const [classic, handBuilt, createAgentPath] = await Promise.all([runClassic(row), runHandBuilt(row), runCreateAgent(row)]);
+      const { events: classicEvents, ...classicResult } = classic;
+      const { events: handBuiltEvents, ...handBuiltResult } = handBuilt;
+      const { events: createAgentEvents, ...createAgentResult } = createAgentPath;
+      expect({ classic: classicResult, handBuilt: handBuiltResult, createAgent: createAgentResult }).toEqual({ classic: row.expected, handBuilt: row.expected, createAgent: row.expected });
+      const status = row.expected.stopReason === "final_answer" ? "success" : "stopped";
+      expect(Object.entries(classicEvents).filter(([label]) => label.startsWith("run_end:"))).toEqual([[`run_end:${status}:${row.expected.stopReason}`, 1]]);
+      expect({ handBuilt: handBuiltEvents, createAgent: createAgentEvents }).toEqual({ handBuilt: classicEvents, createAgent: classicEvents });
     });
   }
 });

@@ -1,5 +1,5 @@
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { countsAgainstCallCap, fingerprintObservation, STOP_REASONS, toolOutcomeOf, type StopReason, type ToolCallOutcome } from "@reins/core";
+import { countsAgainstCallCap, fingerprintObservation, outcomeFailed, STOP_REASONS, toolOutcomeOf, type StopReason, type ToolCallOutcome } from "@reins/core";
 import { z } from "zod/v4";
 
 /**
@@ -127,7 +127,8 @@ export function resultFactsOf(message: ToolMessage): CallResultFacts {
   const notesAt = (message.metadata as Record<string, unknown> | undefined)?.[NOTES_AT_METADATA_KEY];
   const observation = typeof notesAt === "number" && notesAt >= 0 && notesAt <= text.length ? text.slice(0, notesAt).trimEnd() : text;
   const outcome = toolOutcomeOf(message);
-  return { observation, fingerprint: fingerprintObservation(observation), outcome, failed: message.status === "error" };
+  // A typed outcome decides (a dry run or a refusal is not a finding); else the message's status.
+  return { observation, fingerprint: fingerprintObservation(observation), outcome, failed: message.status === "error" || (outcome !== undefined && outcomeFailed(outcome)) };
 }
 
 /** The run's `ToolMessage`s by `tool_call_id`. */

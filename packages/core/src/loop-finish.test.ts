@@ -10,6 +10,25 @@ describe("buildLoopStopFinish", () => {
     },
   ];
 
+  it("leaves out a call the ToolExecutor refused because the run was stopping (RunCallRecord.stoppedRun), keeps a refusal that was not", () => {
+    const refusal = 'Tool "lookup" was not called: this task is being stopped.';
+    const trajectory = [
+      { action: { tool: "lookup", toolInput: { query: "france" } }, observation: "Paris" },
+      { action: { tool: "lookup", toolInput: { query: "japan" } }, observation: refusal },
+    ];
+    const record = (stoppedRun: boolean) => ({
+      calls: [
+        { toolName: "lookup", toolInput: { query: "france" }, outcome: "success" as const, observation: "Paris", durationMs: 1 },
+        { toolName: "lookup", toolInput: { query: "japan" }, outcome: "rejected" as const, observation: refusal, durationMs: 0, ...(stoppedRun ? { stoppedRun } : {}) },
+      ],
+    });
+    const stopped = buildLoopStopFinish({ reason: "max_steps", message: "budget" }, trajectory, {}, record(true)).returnValues.output;
+    expect(stopped).toContain("- lookup(");
+    expect(stopped).not.toContain("What did not work:");
+    const refused = buildLoopStopFinish({ reason: "max_steps", message: "budget" }, trajectory, {}, record(false)).returnValues.output;
+    expect(refused).toContain("What did not work:");
+  });
+
   describe("with findings", () => {
     it("returns the stop reason and lists distinct findings, then the escape hatch", () => {
       const finish = buildLoopStopFinish({ reason: "repeat", message: "search was called 3 times." }, steps);

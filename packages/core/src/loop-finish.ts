@@ -1,7 +1,7 @@
 import { neutralizeUntrustedText } from "./neutralize-untrusted-text";
 import type { AgentFinish } from "@langchain/core/agents";
 import type { StopReason } from "./events";
-import { callFailedIn, type LoopStopDecision, type RunContext } from "./run-context";
+import { callFailedIn, runCallOf, type LoopStopDecision, type RunContext } from "./run-context";
 import { actionKey, fingerprintObservation, stableStringify } from "./fingerprint";
 
 /**
@@ -320,6 +320,8 @@ export function buildLoopStopFinish(
   const byCall = new Map<string, CallResult>();
   steps.forEach((step, position) => {
     if (ignoreTools.has(step.action.tool)) return;
+    // The action that reached a wrapped tool after the stop was refused for it: not a finding.
+    if (runCallOf(run, step)?.stoppedRun === true) return;
     const recorded = step.failed === undefined ? callFailedIn(run, step) : undefined;
     const result = callResult(recorded === undefined ? step : { ...step, failed: recorded }, position, maxObservationChars);
     if (result === undefined) return;

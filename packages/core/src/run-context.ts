@@ -61,6 +61,14 @@ export interface RunCallRecord {
   readonly observation: string;
   /** Wall time of the call in milliseconds. */
   readonly durationMs: number;
+  /**
+   * `true` when the tool was not called because the run's loop controller had already decided to
+   * stop it (`RunContext.loop.stop`; the ToolExecutor's `StoppedRunCallError`, outcome `rejected`).
+   * Such a call is the agent's last action reaching the tool after the stop, not a finding:
+   * `buildLoopStopFinish` leaves it out. A stock `AgentExecutor` with a `LoopControlHandler` in
+   * `mode: "finish"` runs that action; Reins' agents stop before it.
+   */
+  readonly stoppedRun?: boolean;
 }
 
 /** Most call records one run keeps (see {@link RunContext.calls}). */
@@ -77,6 +85,14 @@ export function recordRunCall(context: RunContext, record: RunCallRecord): void 
 const USABLE_OUTCOMES: ReadonlySet<ToolCallOutcome> = new Set<ToolCallOutcome>(["success", "cached", "fallback"]);
 
 /**
+ * Whether a call with this outcome failed or was refused (a dry run, a rejection, a timeout …):
+ * every outcome but `success`, `cached` and `fallback`.
+ */
+export function outcomeFailed(outcome: ToolCallOutcome): boolean {
+  return !USABLE_OUTCOMES.has(outcome);
+}
+
+/**
  * Whether a completed step's call failed or was refused (a dry run, a rejection, a timeout …),
  * from the run's call records: the latest record of the same tool and input whose observation is
  * the step's. `undefined` when the run has no record of that call (a tool the ToolExecutor did not
@@ -84,14 +100,29 @@ const USABLE_OUTCOMES: ReadonlySet<ToolCallOutcome> = new Set<ToolCallOutcome>([
  *
  * @param step - a completed step (`AgentStep`-like: action tool and input, observation)
  */
-export function callFailedIn(context: Pick<RunContext, "calls"> | undefined, step: { readonly action: { readonly tool: string; readonly toolInput: unknown }; readonly observation: unknown }): boolean | undefined {
+export function callFailedIn(context: Pick<RunContext, "calls"> | undefined, step: RecordedStep): boolean | undefined {
+  const call = runCallOf(context, step);
+  return call === undefined ? undefined : !USABLE_OUTCOMES.has(call.outcome);
+}
+
+/** A completed step as {@link runCallOf} and {@link callFailedIn} read it (`AgentStep`-like). */
+export interface RecordedStep {
+  readonly action: { readonly tool: string; readonly toolInput: unknown };
+  readonly observation: unknown;
+}
+
+/**
+ * The run's call record of a completed step: the latest record of the same tool and input whose
+ * observation is the step's; `undefined` when there is none (a tool the ToolExecutor did not wrap).
+ */
+export function runCallOf(context: Pick<RunContext, "calls"> | undefined, step: RecordedStep): RunCallRecord | undefined {
   const calls = context?.calls;
   if (calls === undefined) return undefined;
   const input = stableStringify(step.action.toolInput);
   const observation = typeof step.observation === "string" ? step.observation : stableStringify(step.observation);
   for (let index = calls.length - 1; index >= 0; index -= 1) {
     const call = calls[index];
-    if (call.toolName === step.action.tool && call.observation === observation && stableStringify(call.toolInput) === input) return !USABLE_OUTCOMES.has(call.outcome);
+    if (call.toolName === step.action.tool && call.observation === observation && stableStringify(call.toolInput) === input) return call;
   }
   return undefined;
 }

@@ -4,7 +4,7 @@ import type { Serialized } from "@langchain/core/load/serializable";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import type { ChainValues } from "@langchain/core/utils/types";
-import { RunContextStore, emitEvent, fingerprintObservation, wantsContent, type ReinsEvent, type RunStatus, type StopReason } from "@reins/core";
+import { RunContextStore, emitEvent, fingerprintObservation, runCallOf, wantsContent, type ReinsEvent, type RunStatus, type StopReason } from "@reins/core";
 import { contentTextOf } from "./step-audit";
 import { RunEvictedError, RunStoppedError } from "./errors";
 import { EXCEPTION_TOOL_NAME } from "./messages";
@@ -283,7 +283,10 @@ export class LoopControlHandler extends BaseCallbackHandler {
       step.novelObservation = !found.state.observationFingerprints.has(step.observationFingerprint);
       found.state.observationFingerprints.add(step.observationFingerprint);
       this.finishTool(found.state, step);
-      if (step.action.tool !== EXCEPTION_TOOL_NAME) this.emit({ type: "step", runId: found.state.runId, step: "observation" });
+      // A call the ToolExecutor refused because this run was already stopping (the stock executor
+      // runs the action the run was stopped at) brought no observation: Reins' agents never run it.
+      const refusedByStop = runCallOf(found.context, { action: step.action, observation: step.seenObservation })?.stoppedRun === true;
+      if (step.action.tool !== EXCEPTION_TOOL_NAME && !refusedByStop) this.emit({ type: "step", runId: found.state.runId, step: "observation" });
       this.auditor.step(found.state, step);
       // Budgets first: the step has run, so a budget it used up is published now, before the
       // model plans again (a tool cut by the run's time budget must end the run).

@@ -233,7 +233,7 @@ export class ToolExecutor {
     const observation = notes === undefined ? safe : `${safe}\n\n${this.untrusted.neutralize(notes)}`;
     const durationMs = Math.max(0, this.options.now() - startedAt);
     // The run record: the call's typed outcome, for whoever sums up the run (never its wording).
-    if (run.context !== undefined) recordRunCall(run.context, { toolName: state.name, toolInput: rawInput, outcome: result.outcome, observation, durationMs });
+    if (run.context !== undefined) recordRunCall(run.context, { toolName: state.name, toolInput: rawInput, outcome: result.outcome, observation, durationMs, ...(result.error instanceof StoppedRunCallError ? { stoppedRun: true } : {}) });
     const content = wantsToolInput ? { toolInput, observation } : {};
     this.emit({ type: "tool_call", toolName: state.name, outcome: result.outcome, durationMs, error: result.error, runId: run.runId, callId, ...content });
     if (result.error !== undefined && result.outcome !== "dry_run") {
