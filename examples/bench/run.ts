@@ -100,6 +100,7 @@ const BENCHES: readonly BenchModule[] = [
         : {},
   },
   { name: "cleaner", file: "./cleaner-bench", runExport: "runCleanerBench", formatExport: "formatCleanerBench" },
+  { name: "tokenizer", file: "./tokenizer-bench", runExport: "runTokenizerBench", formatExport: "formatTokenizerBench" },
 ];
 
 function isMissingModule(error: unknown, file: string): boolean {

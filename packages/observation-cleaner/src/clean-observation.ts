@@ -44,7 +44,7 @@ export interface CleanedObservation {
   /** `text.length`. */
   readonly cleanChars: number;
   /**
-   * Tokens of `text`: counted with `countTokens` when given, else with js-tiktoken
+   * Tokens of `text`: counted with `countTokens` when given, else with gpt-tokenizer
    * `cl100k_base` when `exactTokens` is set or `maxTokens` was near; else estimated
    * (`tokensExact` says which).
    */

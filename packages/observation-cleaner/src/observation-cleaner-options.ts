@@ -49,14 +49,14 @@ export interface CleanObservationOptions {
   /**
    * Token counter used for `tokens` in the result and for `maxTokens`. It only ever sees text
    * already cut to about `maxChars`.
-   * @default undefined: an estimate, and js-tiktoken `cl100k_base` (bundled ranks, no network,
-   *   loaded on first use) where an exact count is needed (`exactTokens`, near `maxTokens`)
+   * @default undefined: an estimate, and gpt-tokenizer `cl100k_base` (bundled ranks, no network,
+   *   loaded with the package) where an exact count is needed (`exactTokens`, near `maxTokens`)
    */
   readonly countTokens: ((text: string) => number) | undefined;
   /**
-   * Count `tokens` in the result exactly (with `countTokens`, else js-tiktoken `cl100k_base`).
-   * Off, the cleaner estimates (see `estimateTokens`) and loads no tokenizer ranks: the first
-   * call in a process stays cheap (the ranks cost about 200 ms and 40 MB to build). A
+   * Count `tokens` in the result exactly (with `countTokens`, else gpt-tokenizer `cl100k_base`).
+   * Off, the cleaner estimates (see `estimateTokens`), which is cheaper per call than an exact
+   * count. A
    * `maxTokens` budget is always enforced exactly when the text comes near it; `countTokens`,
    * when given, is always used.
    * @default false
