@@ -66,6 +66,11 @@ export class SharedBreaker {
       failed = error;
     }
     const counted = failed !== undefined && countsAgainstCircuit(toError(failed));
+    // A probe that ended in a failure that does not count (a 4xx, a cancellation, a rate-limit or
+    // bulkhead rejection before the service was reached) proved nothing: it is not reported as a
+    // success that would close the circuit fleet-wide. Its lease lapses after halfOpenAfterMs and
+    // the next window gets a probe.
+    if (permit.state === "half_open" && failed !== undefined && !counted) throw failed;
     try {
       this.see(await this.store.record(this.toolName, permit, counted ? "failure" : "success", this.settings), runId);
     } catch (storeError) {
