@@ -1,7 +1,7 @@
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { LoopFinishStep } from "@reins/core";
 import type { Invocation } from "./invocation";
-import { resultFactsOf } from "./run-record";
+import { resultFactsOf, textOf } from "./run-record";
 
 /** Per-process state of one run of the middleware, in the run's `RunContext` slots. */
 export interface RunSlot {
@@ -14,15 +14,8 @@ export interface RunSlot {
   invocation: Invocation;
 }
 
-/** The text of a message: its string content, or its text blocks joined. */
-export function textOf(message: BaseMessage): string {
-  const { content } = message;
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((block) => (typeof block === "string" ? block : block !== null && typeof block === "object" && "text" in block && typeof block.text === "string" ? block.text : ""))
-    .join("");
-}
+// One reading of a message's text, kept in the lower file (run-record.ts) and shared from here.
+export { textOf };
 
 /** The completed tool calls of a run's messages, as loop-finish steps (AI call + its ToolMessage). */
 export function findingsOf(messages: readonly BaseMessage[]): LoopFinishStep[] {

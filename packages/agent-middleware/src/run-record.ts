@@ -112,7 +112,7 @@ export interface CallResultFacts {
 }
 
 /** The text of a message: its string content, or its text blocks joined. */
-export function contentText(message: BaseMessage): string {
+export function textOf(message: BaseMessage): string {
   const { content } = message;
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
@@ -123,7 +123,7 @@ export function contentText(message: BaseMessage): string {
 
 /** The facts of one `ToolMessage`: observation without notes, fingerprint, typed outcome. */
 export function resultFactsOf(message: ToolMessage): CallResultFacts {
-  const text = contentText(message);
+  const text = textOf(message);
   const notesAt = (message.metadata as Record<string, unknown> | undefined)?.[NOTES_AT_METADATA_KEY];
   const observation = typeof notesAt === "number" && notesAt >= 0 && notesAt <= text.length ? text.slice(0, notesAt).trimEnd() : text;
   const outcome = toolOutcomeOf(message);
