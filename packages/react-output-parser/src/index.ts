@@ -50,3 +50,12 @@ export {
   type WrittenToolCallReadOptions,
   type WrittenToolCalls,
 } from "./written-tool-calls";
+export {
+  isUntrustedCall,
+  readUntrustedCalls,
+  untrustedCallKeys,
+  untrustedCallName,
+  UNTRUSTED_JOIN_TAIL_CHARS,
+  type UntrustedCallCandidate,
+  type UntrustedCallReadOptions,
+} from "./untrusted-calls";

@@ -34,7 +34,8 @@ export type ToolCallRefusal =
   | "unknown_fields"
   | "bare_value"
   | "no_readable_call"
-  | "echoed_tool_output";
+  | "echoed_tool_output"
+  | "untrusted_call";
 
 /** The result of {@link repairToolCall}. */
 export type ToolCallRepairResult =
