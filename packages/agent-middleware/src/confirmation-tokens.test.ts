@@ -75,6 +75,54 @@ describe("createReinsMiddleware: confirmation tokens", () => {
     });
   });
 
+  describe.each(["invoke", "stream"] as const)("a confirmation of another input than the dry run showed (%s)", (path) => {
+    const sqlTool = (ran: string[]) =>
+      tool(
+        async ({ query }: { query: string }) => {
+          ran.push(query);
+          return "done";
+        },
+        { name: "run_sql", description: "Runs a SQL statement.", schema: z.object({ query: z.string() }) },
+      );
+
+    async function runOn(agent: ReturnType<typeof createAgent>): Promise<BaseMessage[]> {
+      const input = { messages: [new HumanMessage("Run it.")] };
+      if (path === "invoke") return (await agent.invoke(input)).messages;
+      let last: { messages: BaseMessage[] } | undefined;
+      for await (const chunk of await agent.stream(input, { streamMode: "values" })) last = chunk as { messages: BaseMessage[] };
+      return last?.messages ?? [];
+    }
+
+    it.each([
+      ["a line comment turned into a line break", "SELECT 1 -- DROP TABLE users", "SELECT 1 --\nDROP TABLE users"],
+      ["whitespace folded", "DELETE FROM t WHERE id = 1  OR 1=1", "DELETE FROM t WHERE id = 1 OR 1=1"],
+    ])("%s: gets its own dry run; the token confirms only the shown input", async (_case, shown, other) => {
+      const ran: string[] = [];
+      const model = fakeModel()
+        .respondWithTools([{ name: "run_sql", args: { query: shown }, id: "ask" }])
+        .respond((messages: BaseMessage[]) => new AIMessage({ content: "", tool_calls: [{ name: "run_sql", args: { query: other, confirm: latestToken(messages) ?? "none" }, id: "swap", type: "tool_call" }] }))
+        .respond(new AIMessage("Stopped."));
+      const agent = createAgent({ model, tools: [sqlTool(ran)], middleware: [createReinsMiddleware({ toolExecutor: { policies: { run_sql: { sideEffects: true } } } })] });
+      const messages = await runOn(agent);
+      expect(ran).toEqual([]);
+      const results = messages.filter((message): message is ToolMessage => ToolMessage.isInstance(message));
+      expect(results.map((message) => message.metadata?.reinsOutcome)).toEqual(["dry_run", "dry_run"]);
+      expect(String(results[1]?.content)).toContain(JSON.stringify({ query: other }));
+    });
+
+    it("an input longer than maxConfirmableInputChars gets no token and asks for approve", async () => {
+      const ran: string[] = [];
+      const query = `SELECT ${"x, ".repeat(80)}1`;
+      const model = fakeModel().respondWithTools([{ name: "run_sql", args: { query }, id: "ask" }]).respond(new AIMessage("Needs approval."));
+      const agent = createAgent({ model, tools: [sqlTool(ran)], middleware: [createReinsMiddleware({ toolExecutor: { policies: { run_sql: { sideEffects: true, maxConfirmableInputChars: 100 } } } })] });
+      const [dryRun] = (await runOn(agent)).filter((message): message is ToolMessage => ToolMessage.isInstance(message));
+      expect(dryRun?.metadata?.reinsOutcome).toBe("dry_run");
+      expect(String(dryRun?.content)).toContain("approve hook");
+      expect(String(dryRun?.content)).not.toMatch(/ok-[0-9a-f]{8}/);
+      expect(ran).toEqual([]);
+    });
+  });
+
   it("does not carry a token into the thread's next run: a new input is a new run, whose confirmation gets its own dry run", async () => {
     const sent: string[] = [];
     let token: string | undefined;

@@ -266,3 +266,39 @@ describe("two invocations given the same LangChain runId", () => {
     });
   });
 });
+
+describe("a confirmation of another input than the dry run showed", () => {
+  it.each(["invoke", "stream"] as const)("gets its own dry run on executor.%s: a token binds the exact string its dry run showed", async (path) => {
+    const ran: string[] = [];
+    const events: ToolCallEvent[] = [];
+    const shown = "SELECT 1 -- DROP TABLE users";
+    const other = "SELECT 1 --\nDROP TABLE users";
+    const reply = async (prompt: string): Promise<string> => {
+      const question = prompt.slice(prompt.lastIndexOf("\nQuestion: "));
+      const step = question.split("\nObservation:").length - 1;
+      if (step === 0) return `Thought: run it\nAction: run_sql\nAction Input: ${shown}`;
+      const token = TOKEN.exec(question.replace(/\\"/g, '"'))?.[1];
+      if (step === 1) return `Thought: confirm\nAction: run_sql\nAction Input: ${JSON.stringify({ input: other, confirm: token })}`;
+      return "Thought: stop\nFinal Answer: not run";
+    };
+    const agent = await createReactAgent({
+      llm: new ScriptedChatModel({ replies: [reply], cycle: true, recordCalls: false }),
+      tools: [new DynamicTool({ name: "run_sql", description: "Runs a SQL statement.", func: async (query: string) => {
+        ran.push(query);
+        return "done";
+      } })],
+      prompt: REACT_PROMPT,
+      toolExecutor: { policies: { run_sql: { sideEffects: true } } },
+      onEvent: (event) => {
+        if (event.type === "tool_call") events.push(event);
+      },
+    });
+    const executor = new AgentExecutor({ agent, tools: agent.tools, returnIntermediateSteps: true });
+    const result = await runOn(executor, "run", path);
+    expect(ran).toEqual([]);
+    expect(events.map((event) => event.outcome)).toEqual(["dry_run", "dry_run"]);
+    const observations = (result.intermediateSteps as { observation: string }[]).map((step) => step.observation);
+    expect(observations[0]).toContain(`It would run with input ${JSON.stringify(shown)}.`);
+    expect(observations[1]).toContain(`It would run with input ${JSON.stringify(other)}.`);
+  });
+});
