@@ -2,7 +2,6 @@
 // the expected ones, on both readers (the ReAct parser, the createAgent tool-call repair) and for
 // every schema kind, also where the schema would strip them silently; open schemas take them.
 import { OutputParserException } from "@langchain/core/output_parsers";
-import { tool } from "@langchain/core/tools";
 import { z } from "zod/v4";
 import { z as z3 } from "zod/v3";
 import { HardenedReActOutputParser } from "./hardened-react-output-parser";
@@ -42,8 +41,9 @@ const REACT_SHAPES: ReadonlyArray<readonly [string, (args: Record<string, unknow
   ["a <tool_call> tag", (args) => `<tool_call>\n${JSON.stringify({ name: "get_weather", arguments: args })}\n</tool_call>`],
 ];
 
-function toolWith(schema: unknown) {
-  return tool(async () => "sunny", { name: "get_weather", description: "weather", schema: schema as never });
+/** The tool as the parser reads it (`{ name, schema }`, as a LangChain tool exposes them). */
+function toolWith(schema: unknown): { name: string; schema: unknown } {
+  return { name: "get_weather", schema };
 }
 
 async function parseOutcome(parser: HardenedReActOutputParser, text: string): Promise<{ toolInput?: unknown; observation?: string }> {
