@@ -17,6 +17,7 @@ export { PARSER_ERROR_REASONS, type ParserErrorReason } from "./parser-error-rea
 export type { ParseContext } from "./validators";
 export {
   describeToolInput,
+  unknownArgumentNames,
   type ParserTool,
   type ToolInputIssue,
   type ToolInputKind,

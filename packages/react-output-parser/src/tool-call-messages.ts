@@ -8,7 +8,7 @@
 const quoted = (names: readonly string[]): string => (names.length === 0 ? "none" : names.map((name) => JSON.stringify(name)).join(", "));
 
 /** The fields of a tool as a list, required ones marked. */
-function fieldList(fields: readonly string[], required: readonly string[]): string {
+export function fieldList(fields: readonly string[], required: readonly string[]): string {
   return fields.map((field) => (required.includes(field) ? `${JSON.stringify(field)} (required)` : JSON.stringify(field))).join(", ");
 }
 
