@@ -70,6 +70,12 @@ export interface ParserRepairEvent {
   readonly detail?: string;
   /** The top-level run the parsed reply belongs to, when the parser was told (see `ParseContext.runId`). */
   readonly runId?: string;
+  /**
+   * The id of the one tool call of the reply the repair was applied to (`createAgent`: a call's
+   * name or arguments repaired, a call rescued from text); absent for a repair of the reply as a
+   * whole. The audit shows the repair on that call alone.
+   */
+  readonly toolCallId?: string;
 }
 
 /**

@@ -59,7 +59,7 @@ export {
   type ReActLabelMatch,
   type ReActLabelSet,
 } from "./label-grammar";
-export { countsAgainstCallCap, TOOL_OUTCOME_METADATA_KEY, toolOutcomeOf } from "./tool-outcome";
+export { countsAgainstCallCap, TOOL_OUTCOME_METADATA_KEY, toolMessageStatusOf, toolOutcomeOf } from "./tool-outcome";
 export { actionKey, fingerprintObservation, normalizeToolInput, stableStringify } from "./fingerprint";
 export {
   buildLoopStopFinish,
