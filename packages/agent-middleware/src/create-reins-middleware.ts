@@ -275,17 +275,20 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
       );
       // The agent's own tools (not the structured-output ones) are the `tool` label's values; names the model invents are `unregistered`.
       registerAgentTools(tools);
-      if (repairOptions === undefined || tools.length === 0) return response;
       const run = runOf(request.state);
       const messages = (request.state as { messages?: BaseMessage[] }).messages ?? request.messages;
-      // Provenance: the calls in what the model was shown from outside itself (always on).
-      const requestWithSystem = request as { systemMessage?: unknown; systemPrompt?: unknown };
-      const pieces = untrustedPiecesOf(requestWithSystem.systemMessage ?? requestWithSystem.systemPrompt, request.messages ?? messages);
-      const provenance = readRequestProvenance(run?.slot.provenance, pieces, tools.map((tool) => tool.name));
-      if (run !== undefined) run.slot.provenance = provenance;
-      const untrustedCalls = new Set([...(run?.record.untrustedCalls ?? []), ...provenance.keys]);
-      const rescue = () => rescueReply(response, { tools, options: repairOptions, slot: run?.slot, messages, untrustedCalls, emit });
-      return audit === undefined || run === undefined ? rescue() : audit.duringModelCall(run.record.runId, rescue);
+      const repair = (): AIMessage => {
+        const reply = withUniqueId(response, [...messages, ...request.messages], run?.record.runId, emit);
+        if (repairOptions === undefined || tools.length === 0) return reply;
+        // Provenance: the calls in what the model was shown from outside itself (always on).
+        const requestWithSystem = request as { systemMessage?: unknown; systemPrompt?: unknown };
+        const pieces = untrustedPiecesOf(requestWithSystem.systemMessage ?? requestWithSystem.systemPrompt, request.messages ?? messages);
+        const provenance = readRequestProvenance(run?.slot.provenance, pieces, tools.map((tool) => tool.name));
+        if (run !== undefined) run.slot.provenance = provenance;
+        const untrustedCalls = new Set([...(run?.record.untrustedCalls ?? []), ...provenance.keys]);
+        return rescueReply(reply, { tools, options: repairOptions, slot: run?.slot, messages, untrustedCalls, emit });
+      };
+      return audit === undefined || run === undefined ? repair() : audit.duringModelCall(run.record.runId, repair);
     },
     afterModel: {
       canJumpTo: ["end"],
@@ -394,6 +397,34 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
       if (run !== undefined) endRun(run, state.stopReason ?? "final_answer", answerOfMessages(state.messages));
       return undefined;
     },
+  });
+}
+
+/** The `repair` of a model reply whose id an earlier message of the thread already has. */
+export const DUPLICATE_MESSAGE_ID_REPAIR = "duplicate_message_id";
+
+/**
+ * The reply, or a copy of it under a fresh id when a message of the thread already has its id:
+ * LangGraph's message reducer replaces a message with the same id, so a model or proxy that
+ * reuses ids (a counter that restarts in every process, LangChain's `fakeModel()`, a replay server
+ * restarted) would silently overwrite an earlier turn of a resumed thread. Recorded as a
+ * `parser_repair` event ({@link DUPLICATE_MESSAGE_ID_REPAIR}), so `parser_repairs_total` counts it
+ * and the audit shows it on the turn.
+ */
+function withUniqueId(reply: AIMessage, thread: readonly BaseMessage[], runId: string | undefined, emit: (event: ReinsEvent) => void): AIMessage {
+  const id = reply.id;
+  if (id === undefined || id === "" || !thread.some((message) => message.id === id)) return reply;
+  const fresh = `reins-msg-${randomUUID()}`;
+  emit({ type: "parser_repair", repair: DUPLICATE_MESSAGE_ID_REPAIR, detail: `reply id ${id} was already in the thread; kept as ${fresh}`, ...(runId !== undefined ? { runId } : {}) });
+  return new AIMessage({
+    content: reply.content,
+    id: fresh,
+    ...(reply.name !== undefined ? { name: reply.name } : {}),
+    tool_calls: reply.tool_calls ?? [],
+    invalid_tool_calls: reply.invalid_tool_calls ?? [],
+    additional_kwargs: reply.additional_kwargs,
+    response_metadata: reply.response_metadata,
+    ...(reply.usage_metadata !== undefined ? { usage_metadata: reply.usage_metadata } : {}),
   });
 }
 

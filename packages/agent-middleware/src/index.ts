@@ -1,4 +1,4 @@
-export { createReinsMiddleware, reinsStateSchema, type ReinsMiddleware } from "./create-reins-middleware";
+export { createReinsMiddleware, DUPLICATE_MESSAGE_ID_REPAIR, reinsStateSchema, type ReinsMiddleware } from "./create-reins-middleware";
 export { reinsRunSchema, type ReinsRunRecord, type RunStep } from "./run-record";
 export {
   DEFAULT_REINS_MIDDLEWARE_OPTIONS,

@@ -16,7 +16,10 @@ interface AuditedTurn {
   readonly modelStartedAtMs: number;
   readonly decidedAtMs: number;
   readonly thought: string;
-  readonly repairs: readonly string[];
+  /** Repairs of the reply as a whole (e.g. `duplicate_message_id`): shown on the turn. */
+  readonly replyRepairs: readonly string[];
+  /** Repairs of one call (its name, arguments, a rescue from text), by call id: shown on that call alone. */
+  readonly callRepairs: ReadonlyMap<string, readonly string[]>;
   readonly calls: readonly AuditedCall[];
   readonly written: Set<string | AuditedCall>;
   /** The loop detectors' findings about the turn's calls (by call id, or the call itself). */
@@ -33,7 +36,13 @@ interface AuditedRun {
   lastEndMs: number;
   finished: boolean;
   /** Repairs of the model reply whose turn is not recorded yet. */
-  pendingRepairs: string[];
+  pendingRepairs: ReportedRepair[];
+}
+
+/** A `parser_repair` event's repair, and the call it was applied to (none: the whole reply). */
+interface ReportedRepair {
+  readonly repair: string;
+  readonly toolCallId?: string;
 }
 
 /** What the events of one tool call told: its outcome and the raw result's size. */
@@ -41,8 +50,8 @@ interface CallScope {
   readonly owner: MiddlewareAuditTrail;
   outcome?: ToolCallOutcome;
   rawChars?: number;
-  /** Set in a model call's scope: the tool-call repairs reported while it is repaired. */
-  repairs?: string[];
+  /** Set in a model call's scope: the repairs reported while it is repaired. */
+  repairs?: ReportedRepair[];
 }
 
 const scope = new AsyncLocalStorage<CallScope>();
@@ -89,7 +98,7 @@ export class MiddlewareAuditTrail {
   record(event: ReinsEvent): void {
     const call = scope.getStore();
     if (call === undefined || call.owner !== this) return;
-    if (event.type === "parser_repair") call.repairs?.push(event.repair);
+    if (event.type === "parser_repair") call.repairs?.push({ repair: event.repair, ...(event.toolCallId !== undefined ? { toolCallId: event.toolCallId } : {}) });
     else if (event.type === "tool_call") call.outcome = event.outcome;
     else if (event.type === "observation_cleaned") call.rawChars = (call.rawChars ?? 0) + event.rawChars;
   }
@@ -128,7 +137,14 @@ export class MiddlewareAuditTrail {
     run.turns += 1;
     const now = this.now();
     const repairs = run.pendingRepairs.splice(0);
-    run.current = { number: run.turns, modelStartedAtMs: modelStartedAtMs ?? run.lastEndMs, decidedAtMs: now, thought: textOf(reply), repairs, calls, written: new Set(), detections: new Map() };
+    const callIds = new Set(calls.map((call) => call.id));
+    const callRepairs = new Map<string, string[]>();
+    const replyRepairs: string[] = [];
+    for (const { repair, toolCallId } of repairs) {
+      if (toolCallId === undefined || !callIds.has(toolCallId)) replyRepairs.push(repair);
+      else callRepairs.set(toolCallId, [...(callRepairs.get(toolCallId) ?? []), repair]);
+    }
+    run.current = { number: run.turns, modelStartedAtMs: modelStartedAtMs ?? run.lastEndMs, decidedAtMs: now, thought: textOf(reply), replyRepairs, callRepairs, calls, written: new Set(), detections: new Map() };
   }
 
   /**
@@ -171,6 +187,8 @@ export class MiddlewareAuditTrail {
     this.closeTurn(run, stopReason === "final_answer" ? undefined : stopReason);
     const atMs = this.now();
     const question = run.records === 0 ? run.question : undefined;
+    // The final reply's own repairs (a stop's finish has none pending).
+    const repairs = run.pendingRepairs.splice(0).map((reported) => reported.repair);
     this.write(
       finishAuditRecord({
         runId,
@@ -183,6 +201,7 @@ export class MiddlewareAuditTrail {
         stopReason,
         ...(answer !== undefined ? { answer } : {}),
         ...(question !== undefined ? { question } : {}),
+        ...(repairs.length > 0 ? { repairs } : {}),
       }),
     );
     this.runs.delete(runId);
@@ -234,7 +253,8 @@ export class MiddlewareAuditTrail {
         tool: call.name,
         toolInput: call.args,
         ...(facts.observation !== undefined ? { observation: facts.observation, observationFingerprint: fingerprintObservation(facts.observation) } : {}),
-        repairs: turn.repairs,
+        repairs: call.id === undefined ? [] : (turn.callRepairs.get(call.id) ?? []),
+        ...(turn.replyRepairs.length > 0 ? { replyRepairs: turn.replyRepairs } : {}),
         refused: facts.refused,
         failed: facts.failed,
         parseError: false,

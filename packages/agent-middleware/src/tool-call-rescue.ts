@@ -87,8 +87,9 @@ export function rescueReply(message: AIMessage, context: ReplyRescueContext): AI
   if (unchanged && !rescue.contentChanged && (message.invalid_tool_calls ?? []).length === 0) return message;
 
   const toolCalls = rescue.calls.map((call) => {
-    for (const repair of call.repairs) context.emit({ type: "parser_repair", repair, detail: `tool call ${call.name}` });
-    return { name: call.name, args: call.args, id: call.id ?? freshId(), type: "tool_call" as const };
+    const id = call.id ?? freshId();
+    for (const repair of call.repairs) context.emit({ type: "parser_repair", repair, detail: `tool call ${call.name}`, toolCallId: id });
+    return { name: call.name, args: call.args, id, type: "tool_call" as const };
   });
   const corrections: Record<string, string> = {};
   if (context.slot !== undefined) {

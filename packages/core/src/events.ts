@@ -70,6 +70,12 @@ export interface ParserRepairEvent {
   readonly detail?: string;
   /** The top-level run the parsed reply belongs to, when the parser was told (see `ParseContext.runId`). */
   readonly runId?: string;
+  /**
+   * The id of the one tool call of the reply the repair was applied to (`createAgent`: a call's
+   * name or arguments repaired, a call rescued from text); absent for a repair of the reply as a
+   * whole. The audit shows the repair on that call alone.
+   */
+  readonly toolCallId?: string;
 }
 
 /**
@@ -192,6 +198,34 @@ export interface CircuitStoreErrorEvent {
   readonly runId?: string;
 }
 
+/** The shared stores a ToolExecutor uses, as `store_outage` names them (a bounded label). */
+export const SHARED_STORE_KINDS = Object.freeze(["result_store", "circuit_store", "rate_limiter"] as const);
+/** A shared store: the result cache's store, a shared breaker's store, or a rate limiter's store. */
+export type SharedStoreKind = (typeof SHARED_STORE_KINDS)[number];
+
+/**
+ * A shared store (e.g. Redis behind `RedisResultStore`, `RedisCircuitStore` or a
+ * `RateLimiterRedis`) went down or works again, as seen from failed and working operations: `down`
+ * at the first failed operation after it last worked, `recovered` at the first working one after
+ * that. One of each per outage (per store object, per process), however many calls failed between.
+ */
+export interface StoreOutageEvent {
+  readonly type: "store_outage";
+  readonly store: SharedStoreKind;
+  readonly status: "down" | "recovered";
+  /** The tool whose call found the store down, or working again. */
+  readonly toolName: string;
+  /** `down`: the operation that failed first (`get`, `set`, `acquire`, `record`, `consume`, `block`). */
+  readonly operation?: string;
+  /** `down`: the first failure. */
+  readonly error?: Error;
+  /** `recovered`: how long the store was down, in milliseconds. */
+  readonly downMs?: number;
+  /** `recovered`: operations that failed during the outage. */
+  readonly failedOperations?: number;
+  readonly runId?: string;
+}
+
 /** A raw tool result was cleaned into an observation. */
 export interface ObservationCleanedEvent {
   readonly type: "observation_cleaned";
@@ -267,6 +301,7 @@ export type ReinsEvent =
   | ToolCacheErrorEvent
   | CircuitStateEvent
   | CircuitStoreErrorEvent
+  | StoreOutageEvent
   | ObservationCleanedEvent
   | RunStartEvent
   | RunEndEvent

@@ -11,6 +11,9 @@ export {
   type CircuitState,
   type CircuitStateEvent,
   type CircuitStoreErrorEvent,
+  type StoreOutageEvent,
+  type SharedStoreKind,
+  SHARED_STORE_KINDS,
   type LoopDetectionEvent,
   type LoopKind,
   type ObservationCleanedEvent,
@@ -59,7 +62,7 @@ export {
   type ReActLabelMatch,
   type ReActLabelSet,
 } from "./label-grammar";
-export { countsAgainstCallCap, TOOL_OUTCOME_METADATA_KEY, toolOutcomeOf } from "./tool-outcome";
+export { countsAgainstCallCap, TOOL_OUTCOME_METADATA_KEY, toolMessageStatusOf, toolOutcomeOf } from "./tool-outcome";
 export { actionKey, fingerprintObservation, normalizeToolInput, stableStringify } from "./fingerprint";
 export {
   buildLoopStopFinish,

@@ -28,3 +28,13 @@ export function toolOutcomeOf(message: unknown): ToolCallOutcome | undefined {
 export function countsAgainstCallCap(outcome: ToolCallOutcome): boolean {
   return outcome === "success" || outcome === "error" || outcome === "timeout" || outcome === "circuit_open" || outcome === "fallback";
 }
+
+/**
+ * The `status` of the `ToolMessage` a call with this outcome answers with: `"success"` for a result
+ * the model can use or a dry-run preview (`success`, `cached`, `fallback`, `dry_run`), `"error"` for
+ * every failed or refused call (`error`, `timeout`, `circuit_open`, `rejected`, `invalid_input`).
+ * The audit trails of every path mark the same calls failed.
+ */
+export function toolMessageStatusOf(outcome: ToolCallOutcome): "success" | "error" {
+  return outcome === "success" || outcome === "cached" || outcome === "fallback" || outcome === "dry_run" ? "success" : "error";
+}

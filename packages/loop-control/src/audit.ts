@@ -27,9 +27,11 @@ export interface LoopAuditRecord {
     /** The tool call. */
     readonly toolMs?: number;
     /**
-     * The step's own cycle: from the start of the model call that chose it to the end of its tool
+     * The step's own work: from the start of the model call that chose it to the end of its tool
      * call (the model call alone for a finish; from the previous step's end when the model call was
-     * not timed).
+     * not timed). `reins-trace` shows a step's cycle from the records' `startedAt` instead: from the
+     * model reply that chose the step to the next model reply (the next record's `startedAt`), so
+     * the cycles of a run add up; this field is the cycle only of a run's last step.
      */
     readonly cycleMs?: number;
   };
@@ -62,8 +64,19 @@ export interface LoopAuditRecord {
   readonly callOutcome?: ToolCallOutcome;
   /** The step's tool never ran: the run was stopped at it. */
   readonly refused?: boolean;
-  /** Repairs the parser reported on the action (`action.repairs`), if any. */
+  /**
+   * Repairs applied to this step's action or call: the parser's on the action (`action.repairs`);
+   * on `createAgent`, this call's own (its name or arguments repaired, the call rescued from text),
+   * never a parallel call's.
+   */
   readonly repairs: readonly string[];
+  /**
+   * `createAgent`: repairs of the model reply as a whole, not of one of its calls (e.g.
+   * `duplicate_message_id`: the reply reused an earlier message's id and was kept under a fresh
+   * one), on each record of the turn; `reins-trace` shows them once, on the turn. (A finish
+   * record's reply repairs are in its `repairs`.)
+   */
+  readonly replyRepairs?: readonly string[];
   readonly outcome: LoopAuditOutcome;
   /** The loop detection raised at this step, if any. */
   readonly detection?: { readonly kind: "repeat" | "cycle" | "stall"; readonly level: "warn" | "stop"; readonly count: number };

@@ -4,7 +4,7 @@ import type { Serialized } from "@langchain/core/load/serializable";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import type { ChainValues } from "@langchain/core/utils/types";
-import { RunContextStore, emitEvent, fingerprintObservation, runCallOf, wantsContent, type ReinsEvent, type RunStatus, type StopReason } from "@reins/core";
+import { RunContextStore, emitEvent, fingerprintObservation, runCallOf, toolMessageStatusOf, wantsContent, type ReinsEvent, type RunStatus, type StopReason } from "@reins/core";
 import { contentTextOf } from "./step-audit";
 import { RunEvictedError, RunStoppedError } from "./errors";
 import { EXCEPTION_TOOL_NAME } from "./messages";
@@ -283,9 +283,16 @@ export class LoopControlHandler extends BaseCallbackHandler {
       step.novelObservation = !found.state.observationFingerprints.has(step.observationFingerprint);
       found.state.observationFingerprints.add(step.observationFingerprint);
       this.finishTool(found.state, step);
+      // The call's typed outcome, from the ToolExecutor's record of the run (never from its wording):
+      // the audit says "timeout" for a timeout, as the createAgent trail does.
+      const call = runCallOf(found.context, { action: step.action, observation: step.seenObservation });
+      if (call !== undefined && call.stoppedRun !== true) {
+        step.callOutcome = call.outcome;
+        step.toolError = toolMessageStatusOf(call.outcome) === "error";
+      }
       // A call the ToolExecutor refused because this run was already stopping (the stock executor
       // runs the action the run was stopped at) brought no observation: Reins' agents never run it.
-      const refusedByStop = runCallOf(found.context, { action: step.action, observation: step.seenObservation })?.stoppedRun === true;
+      const refusedByStop = call?.stoppedRun === true;
       if (step.action.tool !== EXCEPTION_TOOL_NAME && !refusedByStop) this.emit({ type: "step", runId: found.state.runId, step: "observation" });
       this.auditor.step(found.state, step);
       // Budgets first: the step has run, so a budget it used up is published now, before the

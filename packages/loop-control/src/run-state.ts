@@ -1,5 +1,5 @@
 import type { AgentAction, AgentStep } from "@langchain/core/agents";
-import { actionKey, type LoopStopDecision, type RunContext, type StopReason } from "@reins/core";
+import { actionKey, type LoopStopDecision, type RunContext, type StopReason, type ToolCallOutcome } from "@reins/core";
 import { intendedActionOf } from "./detectors";
 import type { ResolvedLoopControlOptions } from "./loop-control-options";
 import { simHash } from "./simhash";
@@ -39,6 +39,8 @@ export interface StepState {
   /** True when this observation's fingerprint had not been seen earlier in the run. */
   novelObservation?: boolean;
   toolError?: boolean;
+  /** How the ToolExecutor ended the call (from the run's call records), when it wrapped the tool. */
+  callOutcome?: ToolCallOutcome;
   detection?: LoopDetection;
   refused?: boolean;
   stopReason?: StopReason;

@@ -17,6 +17,8 @@ export interface AuditedStep {
   readonly observation?: string;
   readonly observationFingerprint?: string;
   readonly repairs: readonly string[];
+  /** Repairs of the whole model reply (`createAgent`), on each record of its turn. */
+  readonly replyRepairs?: readonly string[];
   readonly detection?: LoopDetection;
   readonly stopReason?: StopReason;
   /** The step's tool never ran: the run was stopped at it. */
@@ -85,6 +87,7 @@ export function stepAuditRecord(runId: string, step: AuditedStep): LoopAuditReco
     ...(step.callOutcome !== undefined ? { callOutcome: step.callOutcome } : {}),
     ...(step.refused ? { refused: true } : {}),
     repairs: step.repairs,
+    ...(step.replyRepairs !== undefined && step.replyRepairs.length > 0 ? { replyRepairs: step.replyRepairs } : {}),
     outcome: auditOutcomeOf(step),
     ...(step.detection !== undefined ? { detection: { kind: step.detection.kind, level: step.detection.level, count: step.detection.count } } : {}),
     ...(step.stopReason !== undefined ? { stopReason: step.stopReason } : {}),
@@ -108,6 +111,8 @@ export function finishAuditRecord(finish: {
   readonly answer?: string;
   /** The run's question, when this is the run's first record. */
   readonly question?: string;
+  /** Repairs applied to the final reply (e.g. `duplicate_message_id`). @default [] */
+  readonly repairs?: readonly string[];
 }): LoopAuditRecord {
   return {
     type: "reins.loop_control.step",
@@ -120,7 +125,7 @@ export function finishAuditRecord(finish: {
     },
     ...(finish.question !== undefined ? { question: finish.question } : {}),
     thought: finish.thought,
-    repairs: [],
+    repairs: finish.repairs ?? [],
     outcome: "finish",
     stopReason: finish.stopReason,
     ...(finish.answer !== undefined ? { answer: finish.answer } : {}),

@@ -5,7 +5,7 @@
  * HTML-escaped.
  */
 import { AUDIT_RECORD_TYPE, type AuditRun, type AuditTrail, type TraceCall, type TraceLabel, type TraceRunOutcome, type TraceTurn } from "./trace-read";
-import { callText, observationSize, OUTCOME_WORDS, seconds, turnActionText, turnTimings } from "./trace-timeline";
+import { callText, duration, observationSize, seconds, turnActionText, turnOutcomeText, turnTimings } from "./trace-timeline";
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
@@ -88,7 +88,7 @@ function observationHtml(call: TraceCall): string {
 }
 
 function callHtml(call: TraceCall, alone: boolean): string {
-  const tool = seconds(call.toolMs);
+  const tool = duration(call.toolMs);
   const head = alone ? "" : `<div class="call-head"><code>${escapeHtml(callText(call))}</code>${badges(call.labels)}${tool !== undefined ? `<span class="facts"> · tool ${escapeHtml(tool)}</span>` : ""}</div>`;
   return `<div class="call" data-call-step="${call.step}"${call.callId !== undefined ? ` data-call-id="${escapeHtml(call.callId)}"` : ""}>${head}${observationHtml(call)}</div>`;
 }
@@ -97,7 +97,7 @@ function turnHtml(turn: TraceTurn, runStartMs: number): string {
   const offset = `+${((turn.startedAtMs - runStartMs) / 1000).toFixed(2)} s`;
   const alone = turn.calls.length === 1 ? turn.calls[0] : undefined;
   const action = turn.kind === "calls" && alone !== undefined ? `<code>${escapeHtml(callText(alone))}</code>` : escapeHtml(turnActionText(turn));
-  const outcome = turn.calls.length > 1 ? "" : `<span class="badge">${escapeHtml(OUTCOME_WORDS[turn.outcome])}</span>`;
+  const outcome = turn.calls.length > 1 ? "" : `<span class="badge">${escapeHtml(turnOutcomeText(turn))}</span>`;
   const labels = [...turn.labels, ...(alone?.labels ?? [])];
   const stop = turn.stopReason !== undefined ? `<span class="badge stop">stop: ${escapeHtml(turn.stopReason)}</span>` : "";
   const facts = turnTimings(turn);

@@ -55,7 +55,8 @@ describe("the trace page of a createAgent run with parallel calls", () => {
     expect(html).toContain('<span class="badge timeout">timeout</span>');
     expect(html).not.toContain(">tool error<");
     expect(html).toContain("· tool 5.00 s");
-    expect(html).toContain("llm 0.40 s · cycle 5.40 s");
+    // The turn's cycle: from its reply (T0 + 1 s) to the next reply, the answer (T0 + 7 s).
+    expect(html).toContain("llm 400 ms · cycle 6.00 s");
   });
 });
 

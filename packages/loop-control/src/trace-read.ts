@@ -55,6 +55,8 @@ export interface TraceCall {
   readonly observationChars?: number;
   readonly observationRawChars?: number;
   readonly toolMs?: number;
+  /** How the call ended (`tool_calls_total`'s `outcome`), when the record holds it. */
+  readonly callOutcome?: string;
   readonly labels: readonly TraceLabel[];
 }
 
@@ -69,7 +71,13 @@ export interface TraceTurn {
   readonly thought: string;
   readonly calls: readonly TraceCall[];
   readonly llmMs?: number;
+  /**
+   * From the model reply that chose the turn to the next model reply (the next turn's start), in
+   * milliseconds, so the cycles of a run add up to the time from its first reply to its last. For
+   * a run's last turn (no next reply recorded), the record's own `cycleMs`; none for a finish.
+   */
   readonly cycleMs?: number;
+  /** The turn's labels: a finish record's, or the repairs of a model reply as a whole (`replyRepairs`). */
   readonly labels: readonly TraceLabel[];
   readonly stopReason?: string;
   readonly answer?: string;
@@ -146,9 +154,18 @@ function sanitize(raw: Record<string, unknown>, problems: string[]): LoopAuditRe
   const rawDurations = raw.durations;
   const durations = typeof rawDurations === "object" && rawDurations !== null && !Array.isArray(rawDurations) ? (rawDurations as Record<string, unknown>) : {};
   if (rawDurations !== undefined && durations !== rawDurations) problems.push("durations is not an object");
-  const repairs = Array.isArray(raw.repairs) ? raw.repairs.map(valueText) : [];
-  if (raw.repairs !== undefined && !Array.isArray(raw.repairs)) problems.push("repairs is not a list");
-  else if (Array.isArray(raw.repairs) && raw.repairs.some((repair) => typeof repair !== "string")) problems.push("repairs holds a non-string");
+  const list = (field: string): string[] | undefined => {
+    const value = raw[field];
+    if (value === undefined) return undefined;
+    if (!Array.isArray(value)) {
+      problems.push(`${field} is not a list`);
+      return [];
+    }
+    if (value.some((item) => typeof item !== "string")) problems.push(`${field} holds a non-string`);
+    return value.map(valueText);
+  };
+  const repairs = list("repairs") ?? [];
+  const replyRepairs = list("replyRepairs");
   const rawDetection = raw.detection;
   let detection: LoopAuditRecord["detection"];
   if (typeof rawDetection === "object" && rawDetection !== null && !Array.isArray(rawDetection)) {
@@ -167,6 +184,7 @@ function sanitize(raw: Record<string, unknown>, problems: string[]): LoopAuditRe
     durations: { ...optional(count(durations, "llmMs", "durations.llmMs"), "llmMs"), ...optional(count(durations, "toolMs", "durations.toolMs"), "toolMs"), ...optional(count(durations, "cycleMs", "durations.cycleMs"), "cycleMs") },
     thought: text("thought") ?? "",
     repairs,
+    ...(replyRepairs !== undefined && replyRepairs.length > 0 ? { replyRepairs } : {}),
     outcome: raw.outcome as LoopAuditOutcome,
     ...optional(text("question"), "question"),
     ...optional(text("tool"), "tool"),
@@ -206,11 +224,18 @@ function labelsOf(record: LoopAuditRecord, broken: boolean): TraceLabel[] {
   if (record.outcome === "parse_error") labels.push({ kind: "parse", text: "reply rejected by the parser" });
   if (record.outcome === "stopped") labels.push(record.refused === true || (record.observation === undefined && record.observationChars === undefined) ? { kind: "stop", text: "not run: run stopped" } : { kind: "stop", text: "stopped" });
   if (record.detection !== undefined) labels.push({ kind: record.detection.level === "stop" ? "stop" : "warn", text: `${record.detection.level === "stop" ? "loop stop" : "loop warning"}: ${record.detection.kind} ×${record.detection.count}` });
-  const rescues = record.repairs.filter((repair) => /rescue/i.test(repair));
-  if (rescues.length > 0) labels.push({ kind: "rescue", text: `rescued: ${rescues.join(", ")}` });
-  const repairs = record.repairs.filter((repair) => !/rescue/i.test(repair));
-  if (repairs.length > 0) labels.push({ kind: "repair", text: `repaired: ${repairs.join(", ")}` });
+  labels.push(...repairLabels(record.repairs));
   if (broken) labels.push({ kind: "broken", text: "broken record" });
+  return labels;
+}
+
+/** `rescued: …` and `repaired: …` labels of a list of repairs. */
+function repairLabels(repairs: readonly string[]): TraceLabel[] {
+  const labels: TraceLabel[] = [];
+  const rescues = repairs.filter((repair) => /rescue/i.test(repair));
+  if (rescues.length > 0) labels.push({ kind: "rescue", text: `rescued: ${rescues.join(", ")}` });
+  const repaired = repairs.filter((repair) => !/rescue/i.test(repair));
+  if (repaired.length > 0) labels.push({ kind: "repair", text: `repaired: ${repaired.join(", ")}` });
   return labels;
 }
 
@@ -224,6 +249,7 @@ function callOf(record: LoopAuditRecord, broken: boolean): TraceCall {
     ...(record.observationChars !== undefined ? { observationChars: record.observationChars } : {}),
     ...(record.observationRawChars !== undefined ? { observationRawChars: record.observationRawChars } : {}),
     ...(record.durations.toolMs !== undefined ? { toolMs: record.durations.toolMs } : {}),
+    ...(record.callOutcome !== undefined ? { callOutcome: record.callOutcome } : {}),
     labels: labelsOf(record, broken),
   };
 }
@@ -247,7 +273,12 @@ export function turnsOf(records: readonly LoopAuditRecord[], problems: ReadonlyM
     const groupProblems = group.flatMap((record) => problems.get(record) ?? []);
     const kind = first.outcome === "finish" ? "finish" : first.tool === "_Exception" ? "rejected" : "calls";
     const stop = group.find((record) => record.stopReason !== undefined);
-    const cycles = group.map((record) => record.durations.cycleMs).filter((ms): ms is number => ms !== undefined);
+    const next = groups[index + 1]?.[0];
+    // From the reply that chose this turn to the next reply; a run's last turn has only its own record's figure.
+    const recorded = group.map((record) => record.durations.cycleMs).filter((ms): ms is number => ms !== undefined);
+    const cycleMs =
+      kind === "finish" ? undefined : next !== undefined ? Math.max(0, Date.parse(next.startedAt) - Date.parse(first.startedAt)) : recorded.length > 0 ? Math.max(...recorded) : undefined;
+    const replyLabels = kind === "finish" ? [] : repairLabels(first.replyRepairs ?? []);
     return {
       number: index + 1,
       kind,
@@ -257,8 +288,8 @@ export function turnsOf(records: readonly LoopAuditRecord[], problems: ReadonlyM
       // A rejected reply's "call" is the executor's `_Exception` step: its observation is the parser's corrective text.
       calls: kind === "finish" ? [] : group.map((record) => callOf(record, (problems.get(record) ?? []).length > 0)),
       ...(first.durations.llmMs !== undefined ? { llmMs: first.durations.llmMs } : {}),
-      ...(cycles.length > 0 ? { cycleMs: Math.max(...cycles) } : {}),
-      labels: kind === "finish" ? labelsOf(first, groupProblems.length > 0) : [],
+      ...(cycleMs !== undefined ? { cycleMs } : {}),
+      labels: kind === "finish" ? labelsOf(first, groupProblems.length > 0) : replyLabels,
       ...(stop?.stopReason !== undefined ? { stopReason: stop.stopReason } : {}),
       ...(first.answer !== undefined ? { answer: first.answer } : {}),
       problems: groupProblems,

@@ -59,7 +59,7 @@ describe("renderTimelineText", () => {
   it("shows every step with its action, outcome, timings, repairs, warnings and the stop", () => {
     const text = renderTimelineText(readAuditTrail(jsonl([...RUN_A, ...RUN_B])));
     expect(text).toContain("run a — 3 steps, 2.50 s, stop: repeat");
-    expect(text).toMatch(/#1 +\+0\.00s {2}search\("Oslo"\) {2}→ observed {2}\(llm 0\.40 s, tool 0\.10 s, cycle 0\.90 s\)/);
+    expect(text).toMatch(/#1 +\+0\.00s {2}search\("Oslo"\) {2}→ observed {2}\(llm 400 ms, tool 100 ms, cycle 1\.00 s\)/);
     expect(text).toContain("[repaired: label_markdown]");
     expect(text).toContain("[loop warning: repeat ×2]");
     expect(text).toContain("[not run: run stopped] [loop stop: repeat ×3]");

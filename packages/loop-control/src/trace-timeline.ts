@@ -27,6 +27,15 @@ export function seconds(ms: number | undefined): string | undefined {
   return ms === undefined || !Number.isFinite(ms) ? undefined : `${(ms / 1000).toFixed(2)} s`;
 }
 
+/**
+ * A step's time as `N ms` below one second, else `N.NN s` (`850 ms`, `5.40 s`); undefined for a
+ * missing or non-finite value.
+ */
+export function duration(ms: number | undefined): string | undefined {
+  if (ms === undefined || !Number.isFinite(ms)) return undefined;
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`;
+}
+
 /** What a call did, in a few words: `search("Oslo")`. */
 export function callText(call: TraceCall): string {
   return `${call.tool}(${call.input})`;
@@ -49,13 +58,34 @@ export const OUTCOME_WORDS: Readonly<Record<LoopAuditOutcome, string>> = {
   finish: "finished",
 };
 
-/** The timings of a turn (`llm`, its single call's `tool`, `cycle`), as `name N s`. */
+/** Call outcomes that name how a failed call failed better than "tool error" (`tool_calls_total`'s `outcome`). */
+const FAILURE_WORDS: Readonly<Record<string, string>> = {
+  timeout: "timeout",
+  circuit_open: "circuit open",
+  rejected: "refused by policy",
+  invalid_input: "invalid input",
+};
+
+/**
+ * The outcome words of a turn: a failed single call says how it failed when its record has the
+ * typed outcome (`timeout`, `circuit open` …, not `tool error`), else {@link OUTCOME_WORDS}.
+ */
+export function turnOutcomeText(turn: TraceTurn): string {
+  const callOutcome = turn.calls.length === 1 ? turn.calls[0].callOutcome : undefined;
+  const words = callOutcome === undefined ? undefined : FAILURE_WORDS[callOutcome];
+  return turn.outcome === "tool_error" && words !== undefined ? words : OUTCOME_WORDS[turn.outcome];
+}
+
+/**
+ * The timings of a turn (`llm`, its single call's `tool`, `cycle`), as `name N ms` or `name N.NN s`
+ * ({@link duration}). The cycle runs from the reply that chose the turn to the next reply.
+ */
 export function turnTimings(turn: TraceTurn): string[] {
-  const tool = turn.calls.length === 1 ? seconds(turn.calls[0].toolMs) : undefined;
+  const tool = turn.calls.length === 1 ? duration(turn.calls[0].toolMs) : undefined;
   return [
-    ...(seconds(turn.llmMs) !== undefined ? [`llm ${seconds(turn.llmMs)}`] : []),
+    ...(duration(turn.llmMs) !== undefined ? [`llm ${duration(turn.llmMs)}`] : []),
     ...(tool !== undefined ? [`tool ${tool}`] : []),
-    ...(seconds(turn.cycleMs) !== undefined ? [`cycle ${seconds(turn.cycleMs)}`] : []),
+    ...(duration(turn.cycleMs) !== undefined ? [`cycle ${duration(turn.cycleMs)}`] : []),
   ];
 }
 
@@ -105,7 +135,7 @@ export function turnLinesText(turn: TraceTurn, runStartMs: number, number = turn
   const out: string[] = [];
   const offset = `+${((turn.startedAtMs - runStartMs) / 1000).toFixed(2)}s`;
   const timings = turnTimings(turn);
-  const outcome = turn.calls.length > 1 ? "" : `  → ${OUTCOME_WORDS[turn.outcome]}`;
+  const outcome = turn.calls.length > 1 ? "" : `  → ${turnOutcomeText(turn)}`;
   out.push(`  #${String(number).padEnd(3)} ${offset.padStart(8)}  ${printable(turnActionText(turn))}${outcome}${timings.length > 0 ? `  (${timings.join(", ")})` : ""}`);
   if (turn.labels.length > 0) out.push(`        ${printable(labelsText(turn.labels))}`);
   if (turn.problems.length > 0) out.push(`        broken record: ${printable(turn.problems.join("; "))}`);
@@ -113,7 +143,7 @@ export function turnLinesText(turn: TraceTurn, runStartMs: number, number = turn
   if (turn.calls.length === 1) out.push(...callLines(turn.calls[0], "        "));
   else {
     for (const call of turn.calls) {
-      const tool = seconds(call.toolMs);
+      const tool = duration(call.toolMs);
       out.push(`        · ${printable(callText(call))}${tool !== undefined ? `  (tool ${tool})` : ""}`);
       out.push(...callLines(call, "          "));
     }

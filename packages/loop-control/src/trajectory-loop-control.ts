@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { AgentAction, AgentStep } from "@langchain/core/agents";
-import { actionKey, emitEvent, fingerprintObservation, wantsContent, type ReinsEvent, type RunStatus, type StopReason } from "@reins/core";
+import { actionKey, emitEvent, fingerprintObservation, outcomeFailed, toolMessageStatusOf, wantsContent, type ReinsEvent, type RunStatus, type StopReason, type ToolCallOutcome } from "@reins/core";
 import type { LoopAuditRecord } from "./audit";
 import { contentTextOf, finishAuditRecord, stepAuditRecord, stepEndMs, writeAuditRecord } from "./step-audit";
 import { checkStepBudget, checkUsageBudgets, type BudgetDecision, type BudgetStop } from "./budgets";
@@ -82,11 +82,12 @@ export class TrajectoryLoopControl {
    * Takes in the steps completed since the last planning call (observations, timings, parse-error
    * steps the executor made), publishes a stop deferred to them, and checks the time budget.
    *
-   * @param outcomeOf - the failed/succeeded outcome of a step's call, when the caller knows it
-   *   (typed, from the tool wrapper): kept on the step for the audit and the graceful answer
+   * @param outcomeOf - the typed outcome of a step's call (`tool_calls_total`'s `outcome`), or
+   *   only whether it failed, when the caller knows it (from the tool wrapper): kept on the step
+   *   for the audit (a timeout reads "timeout") and the graceful answer
    * @returns the run's stop decision when it must end now (return the graceful finish)
    */
-  beforePlan(run: TrajectoryRun, steps: readonly AgentStep[], outcomeOf?: (step: AgentStep) => boolean | undefined): TrajectoryRun["stop"] {
+  beforePlan(run: TrajectoryRun, steps: readonly AgentStep[], outcomeOf?: (step: AgentStep) => ToolCallOutcome | boolean | undefined): TrajectoryRun["stop"] {
     for (let index = run.seen; index < steps.length; index += 1) this.takeStep(run, steps[index], outcomeOf);
     run.seen = Math.max(run.seen, steps.length);
     if (run.deferredStop !== undefined) {
@@ -265,7 +266,7 @@ export class TrajectoryLoopControl {
   }
 
   /** Takes in one completed step of the trajectory. */
-  private takeStep(run: TrajectoryRun, agentStep: AgentStep, outcomeOf?: (step: AgentStep) => boolean | undefined): void {
+  private takeStep(run: TrajectoryRun, agentStep: AgentStep, outcomeOf?: (step: AgentStep) => ToolCallOutcome | boolean | undefined): void {
     let step = run.steps.find((candidate) => candidate.action === agentStep.action);
     if (step === undefined) {
       // A step the agent did not choose: the executor's parse-error step (or a trajectory handed
@@ -275,8 +276,11 @@ export class TrajectoryLoopControl {
       this.decide(run, step, true);
     }
     if (step.observation !== undefined) return;
-    const failed = outcomeOf?.(agentStep);
-    if (failed !== undefined) step.failed = failed;
+    const known = outcomeOf?.(agentStep);
+    if (typeof known === "string") {
+      step.callOutcome = known;
+      step.failed = outcomeFailed(known);
+    } else if (known !== undefined) step.failed = known;
     const now = this.options.now();
     const observation = textOf(agentStep.observation);
     step.observation = observation;
@@ -418,7 +422,8 @@ export class TrajectoryLoopControl {
         tool: step.action.tool,
         toolInput: step.action.toolInput,
         refused,
-        failed: step.failed === true,
+        // A failed call is one whose ToolMessage would be an error (a dry run is not), as on every path.
+        failed: step.callOutcome !== undefined ? toolMessageStatusOf(step.callOutcome) === "error" : step.failed === true,
         parseError: step.action.tool === EXCEPTION_TOOL_NAME,
       }),
     );

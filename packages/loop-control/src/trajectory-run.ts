@@ -1,5 +1,5 @@
 import type { AgentAction } from "@langchain/core/agents";
-import type { LoopStopDecision, StopReason } from "@reins/core";
+import type { LoopStopDecision, StopReason, ToolCallOutcome } from "@reins/core";
 import type { BudgetStopReason, RunStoppedError } from "./errors";
 import type { LoopDetection, LoopNote, LoopStepRecord } from "./loop-detection";
 
@@ -23,6 +23,8 @@ export interface TrajectoryStepRecord extends LoopStepRecord {
   stopReason?: StopReason;
   /** The call's outcome when the agent learnt it from the tool wrapper: true for failed or refused. */
   failed?: boolean;
+  /** The call's typed outcome (`tool_calls_total`'s `outcome`), when the agent learnt it. */
+  callOutcome?: ToolCallOutcome;
 }
 
 /**

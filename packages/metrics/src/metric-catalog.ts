@@ -4,7 +4,7 @@
  * builds its instruments from it and `docs/metrics.md` documents it one entry for one.
  */
 
-import { DEFAULT_SECRET_PATTERNS, LOOP_KINDS, RUN_STATUSES, STEP_KINDS, STEP_PHASES, STOP_REASONS, TOOL_CALL_OUTCOMES } from "@reins/core";
+import { DEFAULT_SECRET_PATTERNS, LOOP_KINDS, SHARED_STORE_KINDS, RUN_STATUSES, STEP_KINDS, STEP_PHASES, STOP_REASONS, TOOL_CALL_OUTCOMES } from "@reins/core";
 
 /** A Prometheus metric type used by the catalog. */
 export type AgentMetricType = "counter" | "gauge" | "histogram";
@@ -134,6 +134,17 @@ export const AGENT_METRIC_CATALOG = Object.freeze({
     ["tool", "operation"],
     { operation: ["acquire", "record"] },
   ),
+  storeOutagesTotal: define(
+    "store_outages_total",
+    "counter",
+    "Outages of a shared store (result cache, circuit breaker, rate limiter: e.g. Redis): counted at the first failed operation after it last worked.",
+    ["store"],
+    { store: SHARED_STORE_KINDS },
+  ),
+  storeDown: Object.freeze({
+    ...define("store_down", "gauge", "1 while a shared store is down (from its first failed operation to its first working one), else 0.", ["store"], { store: SHARED_STORE_KINDS }),
+    aggregator: "max" as const,
+  }),
   circuitState: Object.freeze({
     ...define("circuit_state", "gauge", "Circuit breaker state per tool: 0 closed, 1 half-open, 2 open.", ["tool"]),
     aggregator: "max" as const,

@@ -78,6 +78,14 @@ export const EVENT_RECORDERS: EventRecorders = Object.freeze({
   circuit_store_error: (event, { instruments, toolLabel }) => {
     instruments.circuitStoreErrorsTotal.inc({ tool: toolLabel(event.toolName), operation: event.operation === "record" ? "record" : "acquire" });
   },
+  // A shared store went down or works again (one event each per outage).
+  store_outage: (event, { instruments }) => {
+    const store = closed(catalog.storeOutagesTotal, "store", event.store);
+    if (event.status === "down") {
+      instruments.storeOutagesTotal.inc({ store });
+      instruments.storeDown.set({ store }, 1);
+    } else if (event.status === "recovered") instruments.storeDown.set({ store }, 0);
+  },
   observation_cleaned: (event, { instruments, toolLabel }) => {
     const [raw, clean] = catalog.observationChars.labelValues.stage ?? [];
     const rawChars = nonNegative(event.rawChars);

@@ -1,10 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { AgentStep } from "@langchain/core/agents";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import { stableStringify, type ReinsEvent, type ToolCallOutcome } from "@reins/core";
-
-/** Outcomes that returned a result the run can use; every other outcome is a failed or refused call. */
-const SUCCEEDED: ReadonlySet<ToolCallOutcome> = new Set<ToolCallOutcome>(["success", "cached", "fallback"]);
+import { outcomeFailed, stableStringify, type ReinsEvent, type ToolCallOutcome } from "@reins/core";
 
 /** Most call outcomes remembered until the agent's next planning call reads them. */
 const MAX_REMEMBERED = 4096;
@@ -35,7 +32,7 @@ interface CallScope {
 }
 
 export class CallOutcomes {
-  private readonly failedByKey = new Map<string, boolean>();
+  private readonly outcomeByKey = new Map<string, ToolCallOutcome>();
 
   /** The ToolExecutor event listener: records the outcome of the call in scope. */
   record(event: ReinsEvent): void {
@@ -50,7 +47,7 @@ export class CallOutcomes {
     const call = async (input: unknown, config?: unknown, tags?: unknown): Promise<unknown> => {
       const store: CallScope = { owner: this };
       const observation = await scope.run(store, () => inner.call(tool, input, config, tags));
-      if (store.outcome !== undefined) this.remember(keyOf(tool.name, input, observation), !SUCCEEDED.has(store.outcome));
+      if (store.outcome !== undefined) this.remember(keyOf(tool.name, input, observation), store.outcome);
       return observation;
     };
     Object.defineProperty(tool, "call", { value: call, writable: true, configurable: true, enumerable: false });
@@ -58,15 +55,21 @@ export class CallOutcomes {
 
   /** Whether a completed step's call failed, when its outcome was recorded. */
   failedOf(step: AgentStep): boolean | undefined {
-    return this.failedByKey.get(keyOf(step.action.tool, step.action.toolInput, step.observation));
+    const outcome = this.outcomeOf(step);
+    return outcome === undefined ? undefined : outcomeFailed(outcome);
   }
 
-  private remember(key: string, failed: boolean): void {
-    this.failedByKey.delete(key);
-    this.failedByKey.set(key, failed);
-    if (this.failedByKey.size > MAX_REMEMBERED) {
-      const oldest = this.failedByKey.keys().next().value;
-      if (oldest !== undefined) this.failedByKey.delete(oldest);
+  /** The typed outcome of a completed step's call (`tool_calls_total`'s `outcome`), when it was recorded. */
+  outcomeOf(step: AgentStep): ToolCallOutcome | undefined {
+    return this.outcomeByKey.get(keyOf(step.action.tool, step.action.toolInput, step.observation));
+  }
+
+  private remember(key: string, outcome: ToolCallOutcome): void {
+    this.outcomeByKey.delete(key);
+    this.outcomeByKey.set(key, outcome);
+    if (this.outcomeByKey.size > MAX_REMEMBERED) {
+      const oldest = this.outcomeByKey.keys().next().value;
+      if (oldest !== undefined) this.outcomeByKey.delete(oldest);
     }
   }
 }

@@ -233,7 +233,7 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
   ): Promise<AgentAction | AgentFinish> {
     if (loop !== undefined && run !== undefined) {
       const outcomes = this.callOutcomes;
-      const stop = loop.beforePlan(run, steps, outcomes === undefined ? undefined : (step) => outcomes.failedOf(step));
+      const stop = loop.beforePlan(run, steps, outcomes === undefined ? undefined : (step) => outcomes.outcomeOf(step));
       if (stop !== undefined) return this.stopFinish(loop, run, stop, steps);
     }
     let rejection: unknown;

@@ -2,7 +2,7 @@ import type { CircuitState } from "@reins/core";
 import type { CircuitPermit, CircuitStore, CircuitStoreSettings } from "@reins/tool-executor";
 import { randomUUID } from "node:crypto";
 import { RedisStoreOperationError, RedisStoreOptionsError } from "./errors";
-import { canSendCommands, sendCommand, withinMs, type RedisCommandClient } from "./redis-connection";
+import { canSendCommands, sendCommand, whileConnecting, withinMs, type RedisCommandClient } from "./redis-connection";
 
 /** Options of {@link RedisCircuitStore}. */
 export interface RedisCircuitStoreOptions {
@@ -17,7 +17,9 @@ export interface RedisCircuitStoreOptions {
   keyPrefix?: string;
   /**
    * Longest wait for one Redis round trip, in milliseconds; a slower one fails and the call is
-   * decided by the replica's local breaker.
+   * decided by the replica's local breaker. A client still making its connection (ioredis
+   * `connecting`/`connect`, node-redis not ready yet) is first waited for, up to
+   * `max(operationTimeoutMs, 1 s)`, so a busy start-up does not read as an outage.
    * @default 250
    */
   operationTimeoutMs?: number;
@@ -27,6 +29,9 @@ export interface RedisCircuitStoreOptions {
 
 /** Defaults of {@link RedisCircuitStoreOptions}. */
 export const DEFAULT_REDIS_CIRCUIT_STORE_OPTIONS = Object.freeze({ keyPrefix: "reins:circuit:", operationTimeoutMs: 250 });
+
+/** Longest wait for a client that is still connecting before an operation is sent (and its own timeout starts). */
+const CONNECT_WAIT_MS = 1000;
 
 /** How long an idle circuit's keys stay in Redis at least (an hour), so none live forever. */
 const MIN_IDLE_TTL_MS = 3_600_000;
@@ -150,6 +155,8 @@ export class RedisCircuitStore implements CircuitStore {
 
   private async run(operation: "acquire" | "record", circuit: string, args: (string | number)[]): Promise<unknown> {
     try {
+      // A client still connecting (a busy start-up) is waited for, not reported as an outage.
+      await whileConnecting(this.client, Math.max(this.operationTimeoutMs, CONNECT_WAIT_MS));
       return await withinMs(this.operationTimeoutMs, () => sendCommand(this.client, "EVAL", args));
     } catch (error) {
       throw this.fail(operation, circuit, error);

@@ -44,3 +44,36 @@ export async function withinMs<T>(timeoutMs: number, work: () => Promise<T>): Pr
     if (timer !== undefined) clearTimeout(timer);
   }
 }
+
+/** A client's connection facts, as ioredis (`status`) and node-redis (`isOpen`, `isReady`) expose them. */
+interface ConnectionFacts {
+  readonly status?: unknown;
+  readonly isOpen?: unknown;
+  readonly isReady?: unknown;
+  once?(event: string, listener: () => void): unknown;
+  removeListener?(event: string, listener: () => void): unknown;
+}
+
+/**
+ * When `client` is still making its connection (ioredis `connecting` or `connect`, i.e. before its
+ * ready check answered; node-redis open but not ready), a promise that settles once it is ready or
+ * the attempt ended, or after `maxWaitMs`; otherwise `undefined`. A command sent before that would
+ * fail at once on a client without an offline queue, and a busy start-up would read as a Redis
+ * outage. Listens only for `ready`, `end` and `close`, once each, removed when settled: never
+ * `error`, which stays the app's.
+ */
+export function whileConnecting(client: unknown, maxWaitMs: number): Promise<void> | undefined {
+  const facts = client as ConnectionFacts;
+  const connecting = facts.status === "connecting" || facts.status === "connect" || (facts.isOpen === true && facts.isReady === false);
+  if (!connecting || typeof facts.once !== "function") return undefined;
+  return new Promise<void>((resolve) => {
+    const events = ["ready", "end", "close"] as const;
+    const done = (): void => {
+      clearTimeout(timer);
+      for (const event of events) facts.removeListener?.(event, done);
+      resolve();
+    };
+    const timer = setTimeout(done, maxWaitMs);
+    for (const event of events) facts.once?.(event, done);
+  });
+}

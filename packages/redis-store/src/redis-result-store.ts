@@ -2,7 +2,7 @@ import type { CachedToolResult, ToolResultStore } from "@reins/tool-executor";
 import { Redis } from "ioredis";
 import { randomUUID } from "node:crypto";
 import { RedisStoreOperationError } from "./errors";
-import { canSendCommands, sendCommand } from "./redis-connection";
+import { canSendCommands, sendCommand, whileConnecting } from "./redis-connection";
 import {
   DEFAULT_REDIS_RESULT_STORE_OPTIONS,
   resolveRedisResultStoreOptions,
@@ -11,6 +11,9 @@ import {
   type RedisResultStoreOptions,
   type ResolvedLeaseOptions,
 } from "./redis-result-store-options";
+
+/** Longest wait for a client that is still connecting before an operation is sent (and its own timeout starts). */
+const CONNECT_WAIT_MS = 1000;
 
 /**
  * A {@link ToolResultStore} on Redis (ioredis), so every agent process of a fleet shares the tool
@@ -49,7 +52,6 @@ export class RedisResultStore implements ToolResultStore {
   private readonly keyPrefix: string;
   private readonly operationTimeoutMs: number;
   private readonly onError: ((error: RedisStoreOperationError) => void) | undefined;
-  private connecting: Promise<void> | undefined;
   private readonly lease: ResolvedLeaseOptions | undefined;
   /** The lease tokens this process holds, by key. */
   private readonly leases = new Map<string, string>();
@@ -71,11 +73,15 @@ export class RedisResultStore implements ToolResultStore {
         lazyConnect: true,
         enableOfflineQueue: false,
         maxRetriesPerRequest: 0,
-        commandTimeout: operationTimeoutMs,
-        connectTimeout: Math.max(operationTimeoutMs, 1000),
+        // Each operation is bounded by the store's own timer; ioredis' commandTimeout only clears
+        // commands left unanswered, and must not cut the ready check (INFO) of a busy start-up.
+        commandTimeout: Math.max(operationTimeoutMs, CONNECT_WAIT_MS),
+        connectTimeout: Math.max(operationTimeoutMs, CONNECT_WAIT_MS),
       });
-    // ioredis emits "error" while reconnecting; unhandled, it would crash the process.
-    (this.client as { on?: (event: string, listener: (error: unknown) => void) => void }).on?.("error", () => undefined);
+    // ioredis emits "error" while reconnecting; unhandled, it would crash the process. Only on the
+    // client the store made: an app's client and its "error" events stay the app's (an outage is
+    // told from the failed commands, by the ToolExecutor).
+    if (this.ownsClient) (this.client as { on?: (event: string, listener: (error: unknown) => void) => void }).on?.("error", () => undefined);
     this.viaSendCommand = typeof (this.client as { call?: unknown }).call !== "function" && typeof (this.client as { sendCommand?: unknown }).sendCommand === "function";
   }
 
@@ -198,11 +204,15 @@ export class RedisResultStore implements ToolResultStore {
   private async run<T>(operation: "get" | "set" | "delete" | "claim" | "release", key: string, command: () => Promise<T>): Promise<T> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
+      this.connectOnce();
+      // The connection (and Redis' ready check) is waited for before the operation's own timeout
+      // starts: under load it can take longer than operationTimeoutMs, and a busy start-up must not
+      // read as an outage. A client that is down (reconnecting) is not waited for: the command fails at once.
+      await whileConnecting(this.client, Math.max(this.operationTimeoutMs, CONNECT_WAIT_MS));
       const timeout = new Promise<never>((_resolve, reject) => {
         timer = setTimeout(() => reject(new Error(`no answer within ${this.operationTimeoutMs} ms`)), this.operationTimeoutMs);
       });
-      const connecting = this.connectOnce();
-      const pending = connecting === undefined ? command() : connecting.then(command);
+      const pending = command();
       pending.catch(() => undefined);
       return await Promise.race([pending, timeout]);
     } catch (error) {
@@ -213,18 +223,15 @@ export class RedisResultStore implements ToolResultStore {
   }
 
   /**
-   * The first connection of a client the store created (lazily, so constructing a store never
-   * opens a socket). While it is being made, commands wait for it within their timeout; after
+   * Starts the first connection of a client the store created (lazily, so constructing a store
+   * never opens a socket). While it is being made, commands wait for it (`whileConnecting`); after
    * that, a lost connection fails commands at once (`enableOfflineQueue: false`) while ioredis
    * reconnects in the background.
    */
-  private connectOnce(): Promise<void> | undefined {
-    if (!this.ownsClient) return undefined;
+  private connectOnce(): void {
+    if (!this.ownsClient) return;
     const client = this.client as unknown as Redis;
-    if (client.status === "wait") {
-      this.connecting = client.connect().catch(() => undefined);
-    }
-    return client.status === "connecting" || client.status === "connect" ? this.connecting : undefined;
+    if (client.status === "wait") client.connect().catch(() => undefined);
   }
 
   /** Counts and reports a failed operation; returns the error to throw. */

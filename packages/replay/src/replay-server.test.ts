@@ -115,6 +115,27 @@ describe("startReplayServer", () => {
     });
   });
 
+  describe("message and tool-call ids", () => {
+    it("are random, so a second server (another process) never repeats the first one's ids", async () => {
+      const idsOf = async (): Promise<string[]> => {
+        const replay = await startReplayServer({ outputs: ["one", { toolCalls: [{ name: "search", arguments: "{}" }] }] });
+        try {
+          const llm = clientFor(replay);
+          const first = await llm.invoke("q");
+          const second = await llm.invoke("q");
+          return [first.id ?? "", second.id ?? "", second.tool_calls?.[0]?.id ?? ""];
+        } finally {
+          await replay.close();
+        }
+      };
+      const before = await idsOf();
+      const after = await idsOf();
+      for (const id of [...before.slice(0, 2), ...after.slice(0, 2)]) expect(id).toMatch(/^chatcmpl-replay-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      for (const id of [before[2], after[2]]) expect(id).toMatch(/^call_[0-9a-f]{32}_0$/);
+      expect(new Set([...before, ...after]).size).toBe(6);
+    });
+  });
+
   describe("when the script is exhausted", () => {
     it("answers HTTP 400 naming the request, so the client fails without retrying", async () => {
       server = await startReplayServer({ outputs: [] });

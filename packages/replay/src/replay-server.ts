@@ -6,6 +6,7 @@
  * `ChatOpenAI` client (`useResponsesApi` or not), `createAgent` or the classic `AgentExecutor`
  * run offline and deterministically.
  */
+import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { positiveInteger } from "./errors";
 import { guard, listen, readJsonObject, sendError, sendJson } from "./http";
@@ -160,12 +161,13 @@ export async function startReplayServer(options: ReplayServerOptions = {}): Prom
       return;
     }
     const resolved = typeof item === "function" ? item(view) : item;
-    const sequence = requests.length + 1;
+    // Random, never a counter: a thread resumed against another server process must not meet its own ids again.
+    const replyId = randomUUID();
     let reply: WireReply;
     let scripted: string;
     if (isToolTurn(resolved)) {
       scripted = resolved.content ?? "";
-      const toolCalls = resolved.toolCalls.map((call, index) => ({ id: call.id ?? `call_${sequence}_${index}`, name: call.name, arguments: call.arguments }));
+      const toolCalls = resolved.toolCalls.map((call, index) => ({ id: call.id ?? `call_${replyId.replace(/-/g, "")}_${index}`, name: call.name, arguments: call.arguments }));
       reply = { content: scripted, toolCalls };
     } else {
       scripted = typeof resolved === "string" ? resolved : resolved.text;
@@ -176,7 +178,7 @@ export async function startReplayServer(options: ReplayServerOptions = {}): Prom
       api, model: requestModel, messages: wire.messages, stop: wire.stop, stream: wire.stream, tools: wire.tools,
       scriptedOutput: scripted, returnedOutput: reply.content, toolCalls: reply.toolCalls,
     });
-    sendReply(response, wire, reply, { sequence, model: requestModel, chunkChars });
+    sendReply(response, wire, reply, { replyId, model: requestModel, chunkChars });
   };
 
   const server = await listen(

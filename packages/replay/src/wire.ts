@@ -118,8 +118,12 @@ export function estimateTokens(text: string): number {
 
 /** What a reply's rendering needs beside the reply. */
 export interface WireContext {
-  /** 1-based number of the reply, for ids. */
-  readonly sequence: number;
+  /**
+   * The reply's unique part of its ids (`chatcmpl-replay-<replyId>`, `resp_replay_<replyId>`,
+   * `msg_replay_<replyId>`): random, so that ids never repeat across processes or server restarts
+   * (LangGraph's message reducer replaces a message that has the same id as an earlier one).
+   */
+  readonly replyId: string;
   readonly model: string;
   /** Characters per streamed content or arguments chunk. */
   readonly chunkChars: number;
@@ -142,7 +146,7 @@ export function sendReply(response: ServerResponse, request: WireRequest, reply:
 }
 
 function sendChatCompletion(response: ServerResponse, request: WireRequest, reply: WireReply, context: WireContext): void {
-  const id = `chatcmpl-replay-${context.sequence}`;
+  const id = `chatcmpl-replay-${context.replyId}`;
   const created = Math.floor(Date.now() / 1000);
   const tokens = usageOf(request, reply);
   const usage = { prompt_tokens: tokens.input, completion_tokens: tokens.output, total_tokens: tokens.input + tokens.output };
@@ -174,11 +178,11 @@ function sendChatCompletion(response: ServerResponse, request: WireRequest, repl
 }
 
 function sendResponse(response: ServerResponse, request: WireRequest, reply: WireReply, context: WireContext): void {
-  const id = `resp_replay_${context.sequence}`;
+  const id = `resp_replay_${context.replyId}`;
   const createdAt = Math.floor(Date.now() / 1000);
   const tokens = usageOf(request, reply);
   const usage = { input_tokens: tokens.input, input_tokens_details: { cached_tokens: 0 }, output_tokens: tokens.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: tokens.input + tokens.output };
-  const messageId = `msg_replay_${context.sequence}`;
+  const messageId = `msg_replay_${context.replyId}`;
   const message = (text: string, status: string) => ({ type: "message", id: messageId, status, role: "assistant", content: text === "" && status === "in_progress" ? [] : [{ type: "output_text", text, annotations: [] }] });
   const functionCall = (call: WireToolCall, args: string, status: string) => ({ type: "function_call", id: `fc_${call.id}`, call_id: call.id, name: call.name, arguments: args, status });
   const hasText = reply.content.length > 0 || reply.toolCalls.length === 0;

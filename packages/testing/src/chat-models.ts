@@ -4,7 +4,12 @@
  * model (`BaseChatModel`: recorded replies with optional token usage), one scripted plain LLM
  * (`LLM`: string completions), and one stop-sequence rule for all (cut at the earliest stop string, excluded, as the OpenAI API does). Written against
  * `@langchain/core`'s base classes, not `@langchain/core/testing`, so they also run on the 0.3 line.
+ *
+ * Every reply carries a random message id (`reins-scripted-<uuid>`, `reins-replay-<uuid>`), never a
+ * counter: LangGraph's message reducer replaces a message that has the same id, so a thread resumed
+ * in another process must never meet its earlier replies' ids again.
  */
+import { randomUUID } from "node:crypto";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import { BaseChatModel, SimpleChatModel, type BaseChatModelParams } from "@langchain/core/language_models/chat_models";
 import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
@@ -15,6 +20,14 @@ import { applyStopSequences } from "@reins/replay";
 
 /** One stop-sequence rule for the scripted models and the replay server (`@reins/replay`). */
 export { applyStopSequences };
+
+/**
+ * A fresh message id for a reply of a Reins test model: `<prefix>-<uuid>`, unique across processes.
+ * @param prefix - the model's name, e.g. `"reins-scripted"`
+ */
+export function freshReplyId(prefix: string): string {
+  return `${prefix}-${randomUUID()}`;
+}
 
 /** A prompt as one text: the messages' contents (non-string content as JSON), one per line. */
 export function promptTextOf(messages: readonly BaseMessage[]): string {
@@ -130,6 +143,12 @@ export class ScriptedChatModel extends SimpleChatModel {
     return output;
   }
 
+  /** SimpleChatModel's reply, with a random id ({@link freshReplyId}). */
+  override async _generate(messages: BaseMessage[], options: this["ParsedCallOptions"]): Promise<ChatResult> {
+    const text = await this._call(messages, options);
+    return { generations: [{ text, message: new AIMessage({ content: text, id: freshReplyId("reins-scripted") }) }] };
+  }
+
   async *_streamResponseChunks(
     messages: BaseMessage[],
     options: this["ParsedCallOptions"],
@@ -137,10 +156,12 @@ export class ScriptedChatModel extends SimpleChatModel {
   ): AsyncGenerator<ChatGenerationChunk> {
     const text = await this._call(messages, options);
     const size = this.chunkChars ?? Math.max(1, text.length);
-    if (text.length === 0) yield new ChatGenerationChunk({ message: new AIMessageChunk({ content: "" }), text: "" });
+    // Every chunk of one reply carries the reply's id (chunks concatenate into one message).
+    const id = freshReplyId("reins-scripted");
+    if (text.length === 0) yield new ChatGenerationChunk({ message: new AIMessageChunk({ content: "", id }), text: "" });
     for (let offset = 0; offset < text.length; offset += size) {
       const piece = text.slice(offset, offset + size);
-      yield new ChatGenerationChunk({ message: new AIMessageChunk({ content: piece }), text: piece });
+      yield new ChatGenerationChunk({ message: new AIMessageChunk({ content: piece, id }), text: piece });
       await runManager?.handleLLMNewToken(piece);
     }
   }
@@ -182,6 +203,7 @@ export class ReplayChatModel extends BaseChatModel {
     const usage = this.usage;
     const message = new AIMessage({
       content: text,
+      id: freshReplyId("reins-replay"),
       ...(usage !== undefined
         ? { usage_metadata: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens } }
         : {}),

@@ -12,6 +12,14 @@ describe("unmetReason", () => {
     });
   });
 
+  describe("for a clone without ../shared at all", () => {
+    it("names the missing directory alone, the same one line for every path", () => {
+      const missing = path.join(tmpdir(), "reins-no-shared-here", "shared");
+      expect(unmetReason({ shared: "corpus/peer-dev.json" }, missing)).toBe(`../shared not found at ${missing}`);
+      expect(unmetReason({ shared: "fixtures/tool-outputs" }, missing)).toBe(`../shared not found at ${missing}`);
+    });
+  });
+
   describe("for a program", () => {
     it("is met by a program every machine has and names one that is missing", () => {
       expect(unmetReason({ program: "node" })).toBeUndefined();

@@ -64,12 +64,15 @@ function programOnPath(program: string): boolean {
 }
 
 /**
- * Why `requirement` is not met here, or `undefined` when it is.
+ * Why `requirement` is not met here, or `undefined` when it is. Without the `../shared` directory
+ * at all, every `../shared` requirement has the same one-line reason naming the directory.
  * @param requirement - a `../shared` path or a program name.
+ * @param sharedDir - where `../shared` is looked for. @default {@link SHARED_DIR}
  */
-export function unmetReason(requirement: Requirement): string | undefined {
+export function unmetReason(requirement: Requirement, sharedDir: string = SHARED_DIR): string | undefined {
   if ("shared" in requirement) {
-    const absolute = sharedPath(requirement.shared);
+    if (!existsSync(sharedDir)) return `../shared not found at ${sharedDir}`;
+    const absolute = path.join(sharedDir, requirement.shared);
     return existsSync(absolute) ? undefined : `../shared/${requirement.shared} not found at ${absolute}`;
   }
   if (findProgram(requirement.program, requirement.alsoIn ?? []) !== undefined) return undefined;
@@ -99,6 +102,17 @@ export function findProgram(program: string, alsoIn: readonly string[] = []): st
 }
 
 /**
+ * The failure of a missing requirement: one line, no stack trace (nothing in this file's code is
+ * wrong; the stack would only hide the line that says what is missing).
+ */
+function requirementError(message: string): Error {
+  const error = new Error(message);
+  error.name = "MissingRequirement";
+  error.stack = `${error.name}: ${message}`;
+  return error;
+}
+
+/**
  * `describe(title, body)` when every requirement is met. Otherwise the body is not run (it may read
  * the missing data at collection time) and the suite holds one test instead: skipped, and named
  * `skipped (<reasons>)`, on a plain machine; failing, with the same reasons, when
@@ -108,7 +122,7 @@ export function findProgram(program: string, alsoIn: readonly string[] = []): st
  * @param body - the suite's tests.
  */
 export function describeRequiring(requirements: readonly Requirement[], title: string, body: () => void): void {
-  const reasons = requirements.map(unmetReason).filter((reason): reason is string => reason !== undefined);
+  const reasons = requirements.map((requirement) => unmetReason(requirement)).filter((reason): reason is string => reason !== undefined);
   if (reasons.length === 0) {
     describe(title, body);
     return;
@@ -117,7 +131,7 @@ export function describeRequiring(requirements: readonly Requirement[], title: s
   describe(title, () => {
     if (isRequireAll()) {
       it(`needs ${summary}`, () => {
-        throw new Error(`${REQUIRE_ALL_VARIABLE} is set, so a missing requirement fails the run: ${summary}.`);
+        throw requirementError(`${REQUIRE_ALL_VARIABLE} is set, so a missing requirement fails the run: ${summary}.`);
       });
     } else {
       it.skip(`skipped (${summary})`, () => undefined);

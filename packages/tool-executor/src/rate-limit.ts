@@ -4,6 +4,7 @@ import type { ExecutorContext } from "./executor-context";
 import { toError } from "./normalize-error";
 import type { RateLimitKeyContext, ResolvedRateLimitOptions } from "./rate-limit-options";
 import { sleepUnlessAborted } from "./retry-after";
+import { storeOperationFailed, storeOperationWorked } from "./store-outage";
 
 /** The wake-up spread after a `msBeforeNext` wait, so waiting replicas do not all ask at once (ms). */
 const WAKE_JITTER_MS = 50;
@@ -26,7 +27,7 @@ function msBeforeNextOf(rejection: unknown): number | undefined {
  * @returns the key the point was taken under
  */
 export async function takeRateLimitSlot(
-  executor: Pick<ExecutorContext, "log">,
+  executor: Pick<ExecutorContext, "log" | "emit" | "options">,
   options: ResolvedRateLimitOptions,
   context: RateLimitKeyContext,
   signal: AbortSignal | undefined,
@@ -46,14 +47,19 @@ export async function takeRateLimitSlot(
     if (signal?.aborted === true) throw new TaskCancelledError();
     try {
       await options.limiter.consume(key, 1);
+      storeOperationWorked(executor, options.limiter, "rate_limiter", toolName);
       return key;
     } catch (rejection) {
       const waitMs = msBeforeNextOf(rejection);
       if (waitMs === undefined) {
-        // The limiter's store failed (and it has no insuranceLimiter): fail open, say so.
-        executor.log("warn", `Rate limiter of tool "${toolName}" failed; calling the tool without it.`, { toolName, error: toError(rejection) });
+        // The limiter's store failed (and it has no insuranceLimiter): fail open, say so (once per outage).
+        const error = toError(rejection);
+        executor.log("debug", `Rate limiter of tool "${toolName}" failed; calling the tool without it.`, { toolName, error });
+        storeOperationFailed(executor, options.limiter, "rate_limiter", { toolName, operation: "consume", error });
         return key;
       }
+      // A refusal is the store answering: it works.
+      storeOperationWorked(executor, options.limiter, "rate_limiter", toolName);
       const nowMs = Date.now();
       if (nowMs + waitMs > callEndsAtMs || nowMs - startedAtMs + waitMs > options.maxWaitMs) {
         throw new RateLimitedError({ toolName, key, retryAfterMs: waitMs });
@@ -68,11 +74,13 @@ export async function takeRateLimitSlot(
  * Blocks the quota `key` for `retryAfterMs` (the service's `Retry-After`), when the limiter can
  * (`block`); a limiter that fails is logged, never thrown.
  */
-export async function blockRateLimitKey(executor: Pick<ExecutorContext, "log">, options: ResolvedRateLimitOptions, toolName: string, key: string, retryAfterMs: number): Promise<void> {
+export async function blockRateLimitKey(executor: Pick<ExecutorContext, "log" | "emit" | "options">, options: ResolvedRateLimitOptions, toolName: string, key: string, retryAfterMs: number): Promise<void> {
   if (typeof options.limiter.block !== "function" || retryAfterMs <= 0) return;
   try {
     await options.limiter.block(key, retryAfterMs / 1000);
   } catch (blockError) {
-    executor.log("warn", `Rate limiter of tool "${toolName}" failed to block key "${key}" for the service's Retry-After.`, { toolName, error: toError(blockError) });
+    const error = toError(blockError);
+    executor.log("debug", `Rate limiter of tool "${toolName}" failed to block key "${key}" for the service's Retry-After.`, { toolName, error });
+    storeOperationFailed(executor, options.limiter, "rate_limiter", { toolName, operation: "block", error });
   }
 }

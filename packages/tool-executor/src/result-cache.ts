@@ -3,25 +3,7 @@ import { type CallResult, type ExecutorContext, type ToolState } from "./executo
 import { toError } from "./normalize-error";
 import { isFreshCachedResult, type ToolResultStore } from "./result-store";
 import type { CacheOptions, CacheScopeContext } from "./tool-policy";
-import { DEFAULT_TOOL_EXECUTOR_OPTIONS } from "./tool-executor-options";
-
-/** The stores in an outage (a failed get or set, not yet followed by a working one). */
-const storesDown = new WeakMap<ToolResultStore, true>();
-
-/**
- * A store failure, beyond the `logger.warn` line: with no `logger` given, one `console.warn` per
- * outage (the first failure after the store last worked), so a Redis outage is not silent by
- * default. Any `logger` option (`{}` too) replaces it: give one to redirect or silence it.
- */
-function noteStoreFailure(executor: ExecutorContext, store: ToolResultStore, toolName: string, operation: "get" | "set", error: Error): void {
-  if (!storesDown.has(store) && executor.options.logger === DEFAULT_TOOL_EXECUTOR_OPTIONS.logger) {
-    console.warn(
-      `[reins] tool-executor: the cache store failed on ${operation} for tool "${toolName}" (${error.message}); tools run without the cache until it works again. ` +
-        "Warned once per outage because ToolExecutor has no logger: pass { logger } to redirect it ({} silences it).",
-    );
-  }
-  storesDown.set(store, true);
-}
+import { storeOperationFailed, storeOperationWorked } from "./store-outage";
 
 /** Where a call's cache entry lives, or why the call is not cached. */
 export type CacheSlot = { readonly key: string } | { readonly uncached: string };
@@ -100,7 +82,7 @@ export async function readCache(
 ): Promise<CallResult | undefined> {
   try {
     const hit = await entry.store.get(entry.key);
-    storesDown.delete(entry.store);
+    storeOperationWorked(executor, entry.store, "result_store", toolName, runId);
     // The age is checked here by the reader's clock, so a store that keeps entries past their TTL
     // (or one stamped in the future) cannot serve them.
     if (isFreshCachedResult(hit, executor.options.now(), entry.options.ttlMs)) {
@@ -108,8 +90,8 @@ export async function readCache(
     }
   } catch (storeError) {
     const error = toError(storeError);
-    executor.log("warn", `Cache store failed on get for tool "${toolName}"; calling the tool.`, { toolName, error });
-    noteStoreFailure(executor, entry.store, toolName, "get", error);
+    executor.log("debug", `Cache store failed on get for tool "${toolName}"; calling the tool.`, { toolName, error });
+    storeOperationFailed(executor, entry.store, "result_store", { toolName, operation: "get", error, runId });
     executor.emit({ type: "tool_cache_error", toolName, operation: "get", error, runId });
     onStoreError?.();
   }
@@ -133,11 +115,11 @@ export async function writeCache(executor: ExecutorContext, entry: CallCacheEntr
   if (!cacheable) return;
   try {
     await entry.store.set(entry.key, { value, storedAtMs: executor.options.now() }, entry.options.ttlMs);
-    storesDown.delete(entry.store);
+    storeOperationWorked(executor, entry.store, "result_store", toolName, runId);
   } catch (storeError) {
     const error = toError(storeError);
-    executor.log("warn", `Cache store failed on set for tool "${toolName}".`, { toolName, error });
-    noteStoreFailure(executor, entry.store, toolName, "set", error);
+    executor.log("debug", `Cache store failed on set for tool "${toolName}".`, { toolName, error });
+    storeOperationFailed(executor, entry.store, "result_store", { toolName, operation: "set", error, runId });
     executor.emit({ type: "tool_cache_error", toolName, operation: "set", error, runId });
   }
 }
@@ -152,15 +134,15 @@ export async function claimCache(executor: ExecutorContext, entry: CallCacheEntr
   if (entry.store.claim === undefined) return undefined;
   try {
     const hit = await entry.store.claim(entry.key);
-    storesDown.delete(entry.store);
+    storeOperationWorked(executor, entry.store, "result_store", toolName, runId);
     // The same freshness rule as readCache: the reader's clock, never a future stamp.
     if (isFreshCachedResult(hit, executor.options.now(), entry.options.ttlMs)) {
       return { observation: executor.format(hit.value, { toolName, toolInput, ...(runId !== undefined ? { runId } : {}) }), outcome: "cached", artifact: hit.value };
     }
   } catch (storeError) {
     const error = toError(storeError);
-    executor.log("warn", `Cache store failed on claim for tool "${toolName}"; calling the tool.`, { toolName, error });
-    noteStoreFailure(executor, entry.store, toolName, "get", error);
+    executor.log("debug", `Cache store failed on claim for tool "${toolName}"; calling the tool.`, { toolName, error });
+    storeOperationFailed(executor, entry.store, "result_store", { toolName, operation: "claim", error, runId });
     executor.emit({ type: "tool_cache_error", toolName, operation: "get", error, runId });
   }
   return undefined;

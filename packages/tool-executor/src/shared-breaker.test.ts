@@ -1,6 +1,7 @@
 import { CircuitBreakerPolicy, ConsecutiveBreaker, circuitBreaker, handleAll } from "cockatiel";
 import type { CircuitPermit, CircuitStore } from "./circuit-store";
 import { SharedBreaker } from "./shared-breaker";
+import { resolveToolExecutorOptions } from "./tool-executor-options";
 
 /** A store that always grants `permit` and records what it is told. */
 function fakeStore(permit: CircuitPermit): CircuitStore & { recorded: string[] } {
@@ -14,7 +15,7 @@ function fakeStore(permit: CircuitPermit): CircuitStore & { recorded: string[] }
 
 function breakerOn(store: CircuitStore): SharedBreaker {
   const local: CircuitBreakerPolicy = circuitBreaker(handleAll, { halfOpenAfter: 1000, breaker: new ConsecutiveBreaker(3) });
-  return new SharedBreaker("lookup", { failureThreshold: 3, halfOpenAfterMs: 1000 }, store, local, { emit: () => undefined, log: () => undefined, lastRunIdOfTool: new Map() });
+  return new SharedBreaker("lookup", { failureThreshold: 3, halfOpenAfterMs: 1000 }, store, local, { emit: () => undefined, log: () => undefined, lastRunIdOfTool: new Map(), options: resolveToolExecutorOptions({ logger: {} }) });
 }
 
 const status = (code: number) => Object.assign(new Error(`HTTP ${code}`), { status: code });

@@ -5,6 +5,7 @@ import type { CircuitPermit, CircuitStore, CircuitStoreSettings } from "./circui
 import { CircuitOpenError } from "./errors";
 import { countsAgainstCircuit } from "./failure-observation";
 import { toError } from "./normalize-error";
+import { storeOperationFailed, storeOperationWorked, type OutageHost } from "./store-outage";
 
 /**
  * A tool's breaker whose state lives in a {@link CircuitStore} shared by the fleet, with the
@@ -21,7 +22,7 @@ export class SharedBreaker {
     settings: CircuitStoreSettings,
     private readonly store: CircuitStore,
     private readonly local: CircuitBreakerPolicy,
-    private readonly hooks: PolicyHooks,
+    private readonly hooks: PolicyHooks & OutageHost,
   ) {
     this.settings = { failureThreshold: settings.failureThreshold, halfOpenAfterMs: settings.halfOpenAfterMs };
   }
@@ -54,6 +55,7 @@ export class SharedBreaker {
       }
     }
     this.degraded = false;
+    storeOperationWorked(this.hooks, this.store, "circuit_store", this.toolName, runId);
     this.see(permit.state, runId);
     if (permit.state === "open") {
       throw new CircuitOpenError({ toolName: this.toolName, message: `Circuit of tool "${this.toolName}" is open fleet-wide (shared store); the call was not made.` });
@@ -73,6 +75,7 @@ export class SharedBreaker {
     if (permit.state === "half_open" && failed !== undefined && !counted) throw failed;
     try {
       this.see(await this.store.record(this.toolName, permit, counted ? "failure" : "success", this.settings), runId);
+      storeOperationWorked(this.hooks, this.store, "circuit_store", this.toolName, runId);
     } catch (storeError) {
       this.storeFailed("record", storeError, runId);
     }
@@ -95,10 +98,11 @@ export class SharedBreaker {
 
   private storeFailed(operation: "acquire" | "record", thrown: unknown, runId: string | undefined): void {
     const error = toError(thrown);
-    this.hooks.log("warn", `Shared circuit store failed on ${operation} for tool "${this.toolName}"; ${operation === "acquire" ? "using the local breaker" : "the result was not shared"}.`, {
+    this.hooks.log("debug", `Shared circuit store failed on ${operation} for tool "${this.toolName}"; ${operation === "acquire" ? "using the local breaker" : "the result was not shared"}.`, {
       toolName: this.toolName,
       error,
     });
     this.hooks.emit({ type: "circuit_store_error", toolName: this.toolName, operation, error, ...(runId !== undefined ? { runId } : {}) });
+    storeOperationFailed(this.hooks, this.store, "circuit_store", { toolName: this.toolName, operation, error, runId });
   }
 }

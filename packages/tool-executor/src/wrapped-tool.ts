@@ -1,4 +1,4 @@
-import { isRecord, TOOL_OUTCOME_METADATA_KEY } from "@reins/core";
+import { isRecord, TOOL_OUTCOME_METADATA_KEY, toolMessageStatusOf } from "@reins/core";
 import { CallbackManager, parseCallbackConfigArg, type CallbackManagerForToolRun } from "@langchain/core/callbacks/manager";
 import { ToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
@@ -134,7 +134,7 @@ async function runCall(host: WrappedToolHost, state: ToolState, wrapper: Structu
           content: result.observation,
           tool_call_id: toolCallId,
           name: state.name,
-          status: result.outcome === "success" || result.outcome === "cached" || result.outcome === "fallback" || result.outcome === "dry_run" ? "success" : "error",
+          status: toolMessageStatusOf(result.outcome),
           artifact: result.artifact,
           // The typed outcome travels with the message (and its checkpoint): readers never parse the wording.
           metadata: { [TOOL_OUTCOME_METADATA_KEY]: result.outcome },

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
@@ -31,7 +32,7 @@ export class ChargingModel extends BaseChatModel {
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
     this.calls += 1;
     const turn = messages.filter((message) => AIMessage.isInstance(message)).length + 1;
-    const message = new AIMessage({ content: "", tool_calls: [{ name: "charge", args: { amount: turn }, id: `call_${turn}`, type: "tool_call" }] });
+    const message = new AIMessage({ id: `reins-charging-${randomUUID()}`, content: "", tool_calls: [{ name: "charge", args: { amount: turn }, id: `call_${turn}`, type: "tool_call" }] });
     return { generations: [{ text: "", message }] };
   }
 }
