@@ -82,7 +82,7 @@ for (const file of files) allBlocks.push(...extractBlocks(file, await readFile(p
 
 const where = (block) => `${block.file}:${block.line}`;
 if (list) {
-  for (const block of allBlocks) console.log(`${where(block)}  ${block.lang}${block.markers.length ? " " + block.markers.join(" ") : ""}${block.replay ? ` (${block.replay.length} replay outputs)` : ""}`);
+  for (const block of allBlocks) console.log(`${where(block)}  ${block.lang}${block.markers.length ? " " + block.markers.join(" ") : ""}${block.moduleName ? ` file=${block.moduleName}.ts` : ""}${block.replay ? ` (${block.replay.length} replay outputs)` : ""}`);
 }
 
 let failures = 0;
