@@ -14,6 +14,16 @@
 //                    README quick start is a complete program: scripts/smoke.mjs runs it in an
 //                    app built from the tarballs, where there is no context.
 //   ```ts fragment   cannot stand alone (a shape, an excerpt): neither checked nor run, but listed
+//   ```ts file=agent.ts
+//                    a module the page's other blocks import as `./agent` (each page's blocks are
+//                    modules of one folder); type-checked, run only as their import
+//   ```ts run postgres | ```ts run sqlite
+//                    needs a database: the check starts one throwaway Postgres for the whole run
+//                    (initdb + pg_ctl from Debian's postgresql, on a free port; DATABASE_URL) and
+//                    gives each page its own SQLite file (CHECKPOINTS_DB). A page's database blocks
+//                    run one after another in page order (a thread started by one is resumed by
+//                    the next, as separate processes would); the other runnable blocks two at a time.
+//                    Without initdb / pg_ctl the Postgres blocks are skipped and named (REINS_CI=1: an error).
 // A runnable block's scripted model outputs go in an HTML comment on the lines just above it:
 //   <!-- docs:replay ["Thought: …\nAction: search\nAction Input: …", "Final Answer: …"] -->
 // Once those run out, every model request gets one fixed final answer.
@@ -29,7 +39,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { mapLimit, repoRoot, run } from "./lib.mjs";
-import { extractBlocks } from "./markdown-blocks.mjs";
+import { SERVICE_MARKERS, extractBlocks } from "./markdown-blocks.mjs";
 
 const require = createRequire(import.meta.url);
 const ts = require("typescript");
@@ -72,7 +82,7 @@ for (const file of files) allBlocks.push(...extractBlocks(file, await readFile(p
 
 const where = (block) => `${block.file}:${block.line}`;
 if (list) {
-  for (const block of allBlocks) console.log(`${where(block)}  ${block.lang}${block.markers.length ? " " + block.markers.join(" ") : ""}${block.replay ? ` (${block.replay.length} replay outputs)` : ""}`);
+  for (const block of allBlocks) console.log(`${where(block)}  ${block.lang}${block.markers.length ? " " + block.markers.join(" ") : ""}${block.moduleName ? ` file=${block.moduleName}.ts` : ""}${block.replay ? ` (${block.replay.length} replay outputs)` : ""}`);
 }
 
 let failures = 0;
@@ -93,7 +103,7 @@ await writeFile(
     {
       extends: "../tsconfig.base.json",
       compilerOptions: { noEmit: true, module: "ESNext", moduleResolution: "Bundler", types: ["node"], sourceMap: false, declaration: false },
-      include: ["*.ts"],
+      include: ["**/*.ts"],
     },
     null,
     2,
@@ -140,15 +150,27 @@ function exportedNames(code) {
 }
 
 const byFileName = new Map();
+// Each Markdown file's blocks are modules of one folder, so a `file=<name>.ts` block is `./<name>` to
+// the blocks of its own page only.
+const moduleNames = new Map();
 for (const block of checked) {
-  const name = `${block.file.replace(/[/.]/g, "_")}_L${block.line}.ts`;
-  block.snippetPath = path.join(workDir, name);
+  const folder = block.file.replace(/[/.]/g, "_");
+  const name = block.moduleName === undefined ? `L${block.line}.ts` : `${block.moduleName}.ts`;
+  const key = `${folder}/${name}`;
+  if (moduleNames.has(key)) {
+    console.error(`${where(block)} - error: file=${name} is already the block at line ${moduleNames.get(key).line} of this page`);
+    failures += 1;
+    continue;
+  }
+  moduleNames.set(key, block);
+  await mkdir(path.join(workDir, folder), { recursive: true });
+  block.snippetPath = path.join(workDir, folder, name);
   byFileName.set(path.resolve(block.snippetPath), block);
   // The block's own lines come first, so a diagnostic's line maps to the Markdown line. The
   // context import goes last (imports are hoisted); `export {}` keeps every block a module.
   const declared = declaredNames(block.code);
   const fromContext = contextNames.filter((contextName) => !declared.has(contextName));
-  const tail = fromContext.length > 0 ? `import { ${fromContext.join(", ")} } from "./docs-context";\n` : "";
+  const tail = fromContext.length > 0 ? `import { ${fromContext.join(", ")} } from "../docs-context";\n` : "";
   await writeFile(block.snippetPath, `${block.code}\n${tail}export {};\n`);
 }
 
@@ -174,27 +196,88 @@ for (const diagnostic of diagnostics) {
 console.log(`check-docs: type-checked ${checked.length} blocks from ${files.length} files: ${failedBlocks.size} with errors${diagnostics.length > failedBlocks.size ? ` (${diagnostics.length} diagnostics)` : ""}`);
 if (fragments.length > 0) console.log(`check-docs: ${fragments.length} fragment(s) not checked: ${fragments.map(where).join(", ")}`);
 
-// Runnable blocks that type-checked, two at a time (each starts its own replay server and tsx).
-const runnable = checked.filter((block) => block.markers.includes("run"));
+// Runnable blocks that type-checked: each starts its own replay server and tsx. The blocks of a page
+// that need a database run one after another in page order (one lane per page); every other block
+// is a lane of its own; two lanes at a time.
+const runnable = checked.filter((block) => block.markers.includes("run") && block.snippetPath !== undefined);
+const needs = (block, service) => block.markers.includes(service);
+const needsService = (block) => block.markers.some((marker) => SERVICE_MARKERS.has(marker));
 if (noRun) {
   if (runnable.length > 0) console.log(`check-docs: --no-run: ${runnable.length} runnable block(s) not run`);
 } else {
   const helper = path.join(repoRoot, "scripts", "with-replay-server.mts");
   const tsx = path.join(repoRoot, "node_modules", ".bin", "tsx");
-  const results = await mapLimit(runnable, 2, async (block) => {
-    if (failedBlocks.has(block)) return { block, skipped: true };
+  const lanes = [];
+  const pageLanes = new Map();
+  for (const block of runnable) {
+    if (!needsService(block)) lanes.push([block]);
+    else if (pageLanes.has(block.file)) pageLanes.get(block.file).push(block);
+    else {
+      const lane = [block];
+      pageLanes.set(block.file, lane);
+      lanes.push(lane);
+    }
+  }
+  // The services, started only when a selected block needs them (@reins/testing's throwaway servers,
+  // the same the tests use, loaded through tsx).
+  const { tsImport } = await import("tsx/esm/api");
+  const testing = await tsImport("../packages/testing/src/index.ts", import.meta.url);
+  let postgres;
+  let postgresMissing;
+  if (runnable.some((block) => needs(block, "postgres"))) {
+    const dirs = testing.postgresBinDirs();
+    postgresMissing = [testing.unmetReason({ program: "initdb", alsoIn: dirs }), testing.unmetReason({ program: "pg_ctl", alsoIn: dirs })].filter(Boolean).join("; ") || undefined;
+    if (postgresMissing === undefined) {
+      const started = Date.now();
+      postgres = await testing.startPostgres();
+      console.log(`check-docs: started Postgres for the postgres blocks at ${postgres.url} in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+    }
+  }
+  const sqliteDir = path.join(workDir, ".sqlite");
+  await mkdir(sqliteDir, { recursive: true });
+  const requireAll = !["", "0", "false", undefined].includes(process.env[testing.REQUIRE_ALL_VARIABLE]);
+
+  const runBlock = async (block) => {
+    const env = {};
+    if (needs(block, "postgres")) {
+      if (postgres === undefined) return { block, missing: postgresMissing };
+      env.DATABASE_URL = postgres.url;
+    }
+    if (needs(block, "sqlite")) env.CHECKPOINTS_DB = path.join(sqliteDir, `${block.file.replace(/[/.]/g, "_")}.db`);
     const started = Date.now();
     const result = await run(
       tsx,
       [helper, "--timeout-ms", String(RUN_TIMEOUT_MS), ...(block.replay ? ["--outputs", JSON.stringify(block.replay), "--require-all-outputs"] : []), "--", process.execPath, "--import", "tsx", block.snippetPath],
-      { cwd: workDir },
+      { cwd: workDir, env },
     );
     return { block, code: result.code, output: result.output, ms: Date.now() - started };
-  });
+  };
+  let laneResults;
+  try {
+    laneResults = await mapLimit(lanes, 2, async (lane) => {
+      const results = [];
+      for (const block of lane) {
+        if (failedBlocks.has(block)) results.push({ block, skipped: "it does not type-check" });
+        else if (results.some((result) => result.skipped !== undefined || result.missing !== undefined || result.code !== 0)) results.push({ block, skipped: "an earlier database block of its page did not run to the end" });
+        else results.push(await runBlock(block));
+      }
+      return results;
+    });
+  } finally {
+    postgres?.stop();
+  }
   let ran = 0;
-  for (const result of results) {
-    if (result.skipped) {
-      console.error(`${where(result.block)} - not run: it does not type-check`);
+  for (const result of laneResults.flat()) {
+    if (result.skipped !== undefined) {
+      // Already counted: the type error, or the earlier block's failure.
+      console.error(`${where(result.block)} - not run: ${result.skipped}`);
+      continue;
+    }
+    if (result.missing !== undefined) {
+      if (requireAll) {
+        console.error(`${where(result.block)} - error: not run, ${result.missing} (${testing.REQUIRE_ALL_VARIABLE} is set)`);
+        failures += 1;
+      } else console.warn(`check-docs: skipped ${where(result.block)} (${result.missing})`);
       continue;
     }
     ran += 1;

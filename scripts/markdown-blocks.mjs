@@ -3,12 +3,16 @@
 // README quick start into an app).
 
 export const TS_LANGS = new Set(["ts", "typescript", "mts", "tsx"]);
-export const MARKERS = new Set(["run", "fragment"]);
+export const MARKERS = new Set(["run", "fragment", "postgres", "sqlite"]);
+/** Markers naming a service a runnable block needs; the check starts it (CONTRIBUTING.md, "Code in the docs"). */
+export const SERVICE_MARKERS = new Set(["postgres", "sqlite"]);
+/** `file=<name>.ts`: the block is a module other blocks of the docs import as `./<name>`. */
+const FILE_MARKER = /^file=([a-z0-9][a-z0-9-]*)\.ts$/;
 
 /**
  * The fenced code blocks of one Markdown file.
- * @returns {{ file: string, line: number, lang: string, markers: string[], code: string, replay?: string[], problem?: string }[]}
- *   `line` is the 1-based line of the opening fence.
+ * @returns {{ file: string, line: number, lang: string, markers: string[], code: string, moduleName?: string, replay?: string[], problem?: string }[]}
+ *   `line` is the 1-based line of the opening fence; `moduleName` is the `<name>` of a `file=<name>.ts` marker.
  */
 export function extractBlocks(file, text) {
   const lines = text.split("\n");
@@ -23,13 +27,22 @@ export function extractBlocks(file, text) {
       body.push(lines[end].startsWith(indent) ? lines[end].slice(indent.length) : lines[end]);
       end += 1;
     }
-    const block = { file, line: index + 1, lang: lang.toLowerCase(), markers: rest.split(/\s+/).filter(Boolean), code: body.join("\n") };
+    const words = rest.split(/\s+/).filter(Boolean);
+    const block = { file, line: index + 1, lang: lang.toLowerCase(), markers: words.filter((word) => !word.startsWith("file=")), code: body.join("\n") };
+    const named = words.filter((word) => word.startsWith("file="));
     if (end >= lines.length) block.problem = "the code block is never closed";
     index = end;
     if (!TS_LANGS.has(block.lang)) continue;
     const strange = block.markers.filter((marker) => !MARKERS.has(marker));
     if (strange.length > 0) block.problem = `unknown marker(s) ${strange.join(", ")} (known: ${[...MARKERS].join(", ")})`;
     if (block.markers.includes("run") && block.markers.includes("fragment")) block.problem = "a block cannot be both run and fragment";
+    if (block.markers.some((marker) => SERVICE_MARKERS.has(marker)) && !block.markers.includes("run")) block.problem = `${block.markers.filter((marker) => SERVICE_MARKERS.has(marker)).join(", ")} marks a block that needs a service to run: mark it run too`;
+    if (named.length > 1) block.problem = `more than one file= marker (${named.join(", ")})`;
+    else if (named.length === 1) {
+      const match = FILE_MARKER.exec(named[0]);
+      if (match === null) block.problem = `${named[0]}: a file= marker names a module like file=agent.ts (lower case, digits, dashes)`;
+      else block.moduleName = match[1];
+    }
     // A `<!-- docs:replay [...] -->` comment ending on the line above the fence (blank lines allowed).
     let above = block.line - 2;
     while (above >= 0 && lines[above].trim() === "") above -= 1;

@@ -2,9 +2,8 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describeRequiring, REPO_ROOT } from "@reins/testing";
+import { describeRequiring, postgresBinDirs, REPO_ROOT, startPostgres } from "@reins/testing";
 import { ledgerOf } from "./__fixtures__/durable-agent";
-import { postgresBinDirs, startPostgres } from "./__fixtures__/postgres-server";
 
 /**
  * Runs paused (approval interrupt) or crashed in one Node process and resumed in another, on real

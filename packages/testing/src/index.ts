@@ -24,3 +24,4 @@ export {
   type ScriptedLLMOptions,
   type ScriptedReply,
 } from "./chat-models";
+export { freePort, postgresBinDirs, startPostgres, startRedis, type TestPostgres, type TestRedis } from "./services";
