@@ -24,3 +24,4 @@ export {
   type ScriptedLLMOptions,
   type ScriptedReply,
 } from "./chat-models";
+export { SECRET_SHAPES, leakedFragments, secretTail, type SecretShape } from "./secret-shapes";

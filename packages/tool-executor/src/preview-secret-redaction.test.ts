@@ -24,9 +24,23 @@ describe("ToolExecutor", () => {
       expect(observation).toContain("https://[redacted url_credentials]api.internal.example");
       const redaction = events.find((event) => event.type === "secret_redaction");
       expect(redaction).toMatchObject({ surface: "preview", kinds: ["openai_api_key", "url_credentials"] });
-      // The operator's typed error keeps the message as thrown.
+      // The operator's typed error reaches every listener redacted too (message and stack), and is still the same class.
       const call = events.find((event) => event.type === "tool_call") as { error?: Error } | undefined;
-      expect(call?.error?.message).toContain(OPENAI_KEY);
+      expect(call?.error).toBeInstanceOf(Error);
+      expect(call?.error?.message).not.toContain(OPENAI_KEY);
+      expect(call?.error?.stack ?? "").not.toContain(OPENAI_KEY);
+      expect(events).toContainEqual(expect.objectContaining({ type: "secret_redaction", surface: "event" }));
+    });
+
+    it("redacts it from every logger line (message and fields)", async () => {
+      const lines: unknown[] = [];
+      const logger = { warn: (...args: unknown[]) => lines.push(args), error: (...args: unknown[]) => lines.push(args) };
+      const [wrapped] = new ToolExecutor({ logger, defaults: { retry: false } }).wrap([failingTool(`invalid key ${OPENAI_KEY}`)]);
+      await wrapped.invoke("x");
+      expect(lines.length).toBeGreaterThan(0);
+      const seen = lines.map((line) => JSON.stringify(line, (_key, value: unknown) => (value instanceof Error ? { message: value.message, stack: value.stack } : value))).join("\n");
+      expect(seen).not.toContain(OPENAI_KEY);
+      expect(seen).toContain("[redacted openai_api_key]");
     });
 
     it("quotes it verbatim with secretRedaction: false, with no event", async () => {

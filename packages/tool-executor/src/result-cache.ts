@@ -1,7 +1,8 @@
+import { createHash } from "node:crypto";
 import { exactInputKey } from "./cache-key";
 import { type CallResult, type ExecutorContext, type ToolState } from "./executor-context";
 import { toError } from "./normalize-error";
-import { isFreshCachedResult, type ToolResultStore } from "./result-store";
+import { isFreshCachedResult, type CachedToolResult, type ToolResultStore } from "./result-store";
 import type { CacheOptions, CacheScopeContext } from "./tool-policy";
 import { DEFAULT_TOOL_EXECUTOR_OPTIONS } from "./tool-executor-options";
 
@@ -23,8 +24,14 @@ function noteStoreFailure(executor: ExecutorContext, store: ToolResultStore, too
   storesDown.set(store, true);
 }
 
-/** Where a call's cache entry lives, or why the call is not cached. */
-export type CacheSlot = { readonly key: string } | { readonly uncached: string };
+/**
+ * Where a call's cache entry lives, or why the call is not cached. `key` is what the store sees:
+ * `sha256:` and the SHA-256 (hex) of the scoped key, never the tool input itself (a store such as
+ * Redis keeps keys in plain sight: `KEYS`, `MONITOR`, slow logs). `keyCheck` is a second, independent
+ * digest of the same scoped key (SHA-512, base64url) stored inside the entry and compared on read,
+ * so two inputs whose SHA-256 collided could never be served each other's result.
+ */
+export type CacheSlot = { readonly key: string; readonly keyCheck: string } | { readonly uncached: string };
 
 /** What the cache needs to know about one call. */
 export interface CacheCallFacts extends CacheScopeContext {
@@ -53,12 +60,22 @@ export function cacheSlotOf(cache: Readonly<CacheOptions>, facts: CacheCallFacts
     scope = `scope:${given}`;
   }
   const inputKey = cache.key !== undefined ? `k${cache.key(facts.toolInput, { toolName: facts.toolName })}` : exactInputKey(facts.toolInput, facts.sourceText);
-  return { key: JSON.stringify([scope, facts.toolName, inputKey]) };
+  const scopedKey = JSON.stringify([scope, facts.toolName, inputKey]);
+  return {
+    key: `sha256:${createHash("sha256").update(scopedKey).digest("hex")}`,
+    keyCheck: createHash("sha512").update("reins-cache-key-check\0").update(scopedKey).digest("base64url"),
+  };
+}
+
+/** Whether a stored entry was written for this exact scoped key (see {@link CacheSlot}). */
+function isEntryOf(hit: CachedToolResult, entry: CallCacheEntry): boolean {
+  return (hit as { keyCheck?: unknown }).keyCheck === entry.keyCheck;
 }
 
 /** The cache entry of one call, found by {@link cacheEntryOf}. */
 export interface CallCacheEntry {
   readonly key: string;
+  readonly keyCheck: string;
   readonly store: ToolResultStore;
   readonly options: Readonly<CacheOptions>;
 }
@@ -77,7 +94,7 @@ export function cacheEntryOf(
   if (policy.cache === undefined || store === undefined) return undefined;
   try {
     const slot = cacheSlotOf(policy.cache, facts);
-    if ("key" in slot) return { key: slot.key, store, options: policy.cache };
+    if ("key" in slot) return { key: slot.key, keyCheck: slot.keyCheck, store, options: policy.cache };
     warnUncached(toolName, slot.uncached);
   } catch (keyError) {
     executor.log("warn", `cache.key or cache.scope threw for tool "${toolName}"; calling the tool without the cache.`, { toolName, error: toError(keyError) });
@@ -103,7 +120,7 @@ export async function readCache(
     storesDown.delete(entry.store);
     // The age is checked here by the reader's clock, so a store that keeps entries past their TTL
     // (or one stamped in the future) cannot serve them.
-    if (isFreshCachedResult(hit, executor.options.now(), entry.options.ttlMs)) {
+    if (isFreshCachedResult(hit, executor.options.now(), entry.options.ttlMs) && isEntryOf(hit, entry)) {
       return { observation: executor.format(hit.value, { toolName, toolInput, ...(runId !== undefined ? { runId } : {}) }), outcome: "cached", artifact: hit.value };
     }
   } catch (storeError) {
@@ -132,7 +149,7 @@ export async function writeCache(executor: ExecutorContext, entry: CallCacheEntr
   }
   if (!cacheable) return;
   try {
-    await entry.store.set(entry.key, { value, storedAtMs: executor.options.now() }, entry.options.ttlMs);
+    await entry.store.set(entry.key, { value, storedAtMs: executor.options.now(), keyCheck: entry.keyCheck }, entry.options.ttlMs);
     storesDown.delete(entry.store);
   } catch (storeError) {
     const error = toError(storeError);
@@ -154,7 +171,7 @@ export async function claimCache(executor: ExecutorContext, entry: CallCacheEntr
     const hit = await entry.store.claim(entry.key);
     storesDown.delete(entry.store);
     // The same freshness rule as readCache: the reader's clock, never a future stamp.
-    if (isFreshCachedResult(hit, executor.options.now(), entry.options.ttlMs)) {
+    if (isFreshCachedResult(hit, executor.options.now(), entry.options.ttlMs) && isEntryOf(hit, entry)) {
       return { observation: executor.format(hit.value, { toolName, toolInput, ...(runId !== undefined ? { runId } : {}) }), outcome: "cached", artifact: hit.value };
     }
   } catch (storeError) {
