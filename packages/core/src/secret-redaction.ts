@@ -40,8 +40,8 @@ const SECRET_KEY = /(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_.-]?key|api
 const NOT_SECRET_KEY = /(?:tokens$|tokens?[_.-]?(?:count|limit|usage|type|url|uri|endpoint|name|expir|ttl|len)|(?:max|min|num|count|total)[_.-]?(?:output[_.-]?|input[_.-]?)?tokens?|(?:expir|ttl|length|policy|required|hint|reset|_at$|url$|uri$|file$|path$|enabled$|type$))/i;
 const NOT_SECRET_VALUE = /^(?:true|false|null|none|undefined|nil|yes|no|\*+|x+|\.\.\.|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\})$/i;
 // Token characters of one JWT segment, which may be wrapped onto following lines (a line break
-// followed only by token characters up to the end of that line).
-const JWT_CHAR = String.raw`(?:[A-Za-z0-9_-]|\r?\n[ \t]{0,16}(?=[A-Za-z0-9_.-]{1,4096}(?:\r?\n|$)))`;
+// followed by at least 16 token characters: a wrapped token, not the next line's prose).
+const JWT_CHAR = String.raw`(?:[A-Za-z0-9_-]|\r?\n[ \t]{0,16}(?=[A-Za-z0-9_.-]{16}))`;
 
 const rule = (kind: string, pattern: RegExp, keywords?: readonly string[], accept?: SecretPattern["accept"]): SecretPattern =>
   Object.freeze({ kind, pattern, ...(keywords === undefined ? {} : { keywords: Object.freeze([...keywords]) }), ...(accept === undefined ? {} : { accept }) });
