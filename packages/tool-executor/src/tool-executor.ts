@@ -311,8 +311,19 @@ export class ToolExecutor {
       : joined;
   }
 
-  /** A successful result as observation text: `formatObservation`, guarded (blank or throwing → the default). */
+  /**
+   * A successful result as observation text: `formatObservation`, guarded (blank or throwing → the
+   * default), then with secrets redacted when `redactToolResults` is on.
+   */
   private format(value: unknown, context: { toolName: string; toolInput: unknown; runId?: string }): string {
+    const text = this.formatUnredacted(value, context);
+    if (!this.options.redactToolResults) return text;
+    const { value: redacted, kinds } = this.options.secretRedactor.redactText(text);
+    if (kinds.length > 0) this.emit({ type: "secret_redaction", surface: "preview", kinds, ...(context.runId !== undefined ? { runId: context.runId } : {}) });
+    return redacted;
+  }
+
+  private formatUnredacted(value: unknown, context: { toolName: string; toolInput: unknown; runId?: string }): string {
     const formatter = this.options.formatObservation;
     if (formatter === defaultFormatObservation) return defaultFormatObservation(value, context);
     try {
