@@ -101,6 +101,7 @@ const BENCHES: readonly BenchModule[] = [
   },
   { name: "cleaner", file: "./cleaner-bench", runExport: "runCleanerBench", formatExport: "formatCleanerBench" },
   { name: "tokenizer", file: "./tokenizer-bench", runExport: "runTokenizerBench", formatExport: "formatTokenizerBench" },
+  { name: "hostile-text", file: "./hostile-text-bench", runExport: "runHostileTextBench", formatExport: "formatHostileTextBench" },
 ];
 
 function isMissingModule(error: unknown, file: string): boolean {

@@ -43,20 +43,21 @@ const freshId = (): string => `reins_call_${randomUUID().slice(0, 12)}`;
 export const CORRECTIONS_METADATA_KEY = "reinsCorrections";
 
 /**
- * The corrective text for a refused tool call: from this process's slot, else from the
- * `response_metadata` of the AI message that made the call (saved with the checkpoint).
+ * The corrective text for a refused tool call. The latest AI message that holds a call with this
+ * id decides: its `response_metadata` keeps its refused calls' corrections (saved with the
+ * checkpoint), and a call it holds without one is a valid call, even when an earlier reply's
+ * refused call had the same id (providers that number calls per reply reuse ids), so that call
+ * runs as stock LangChain runs it. This process's slot answers only when no message holds the id.
  */
 export function correctionOf(toolCallId: string | undefined, slot: RunSlot | undefined, messages: readonly BaseMessage[]): string | undefined {
   if (toolCallId === undefined) return undefined;
-  const local = slot?.corrections.get(toolCallId);
-  if (local !== undefined) return local;
   for (let index = messages.length - 1; index >= 0; index -= 1) {
     const message = messages[index];
     if (!AIMessage.isInstance(message) || !(message.tool_calls ?? []).some((call) => call.id === toolCallId)) continue;
     const saved = (message.response_metadata?.[CORRECTIONS_METADATA_KEY] as Record<string, unknown> | undefined)?.[toolCallId];
     return typeof saved === "string" ? saved : undefined;
   }
-  return undefined;
+  return slot?.corrections.get(toolCallId);
 }
 
 /**

@@ -4,6 +4,9 @@
  * these shapes only.
  */
 
+import { redactRecord } from "./redact-event";
+import { DEFAULT_SECRET_REDACTOR, type SecretRedactor } from "./secret-redaction";
+
 // Each closed set of values is defined once, here, as a frozen list; its type is derived from the
 // list. `@reins/metrics` uses the same lists as its closed label values.
 
@@ -84,8 +87,12 @@ export interface ParserRepairEvent {
  */
 export interface SecretRedactionEvent {
   readonly type: "secret_redaction";
-  /** Where: the audit trail, OpenTelemetry content attributes, or a failure preview the model reads. */
-  readonly surface: "audit" | "otel" | "preview";
+  /**
+   * Where: an event as it was emitted (`event`: every recorder and `onEvent` listener), a log line
+   * (`log`), the audit trail, OpenTelemetry content attributes, or text the model reads (`preview`:
+   * a failure observation, or a tool result with `redactToolResults`).
+   */
+  readonly surface: "event" | "log" | "audit" | "otel" | "preview";
   /** The kind of each secret removed, one entry per match (`openai_api_key`, `authorization`, …). */
   readonly kinds: readonly string[];
   readonly runId?: string;
@@ -348,19 +355,39 @@ export function wantsContent(targets: ReadonlyArray<ReinsEventRecorder | ReinsEv
 export type ReinsEventListener = (event: ReinsEvent) => void;
 
 /**
- * Sends one event to every given recorder and listener. A recorder or listener that throws
- * must never break the agent, so its error is reported to `onError` (default: ignored) and the
- * others still run.
+ * Sends one event to every given recorder and listener, redacted first: every piece emits through
+ * here, so secrets are redacted once, before any event leaves Reins, whatever its target (a
+ * recorder that captures content, an `onEvent` listener, the audit trail, OpenTelemetry). Text
+ * fields, tool inputs, observations and errors (message, stack, fields, `cause`) pass `redactor`;
+ * when it removed something, a `secret_redaction` event (`surface: "event"`) follows, so a
+ * redaction is never silent. A recorder or listener that throws must never break the agent, so its
+ * error is reported to `onError` (default: ignored) and the others still run.
  *
  * @param event - the event to deliver
  * @param targets - recorders and listeners; `undefined` entries are skipped
  * @param onError - called with any error a target throws
+ * @param redactor - the piece's redactor (its `secretRedaction` option)
+ * @default redactor DEFAULT_SECRET_REDACTOR (every default pattern, on)
  */
 export function emitEvent(
   event: ReinsEvent,
   targets: ReadonlyArray<ReinsEventRecorder | ReinsEventListener | undefined>,
   onError?: (error: unknown) => void,
+  redactor: SecretRedactor = DEFAULT_SECRET_REDACTOR,
 ): void {
+  if (event.type === "secret_redaction") {
+    deliver(event, targets, onError);
+    return;
+  }
+  const { value, kinds } = redactRecord(event, redactor);
+  deliver(value, targets, onError);
+  if (kinds.length > 0) {
+    const runId = "runId" in event && typeof event.runId === "string" ? event.runId : undefined;
+    deliver({ type: "secret_redaction", surface: "event", kinds, ...(runId !== undefined ? { runId } : {}) }, targets, onError);
+  }
+}
+
+function deliver(event: ReinsEvent, targets: ReadonlyArray<ReinsEventRecorder | ReinsEventListener | undefined>, onError?: (error: unknown) => void): void {
   for (const target of targets) {
     if (target === undefined) continue;
     try {

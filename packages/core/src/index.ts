@@ -102,9 +102,11 @@ export {
   type ReActTagFamily,
   type ReActTagShape,
 } from "./react-grammar";
+export { redactError, redactRecord, type RecordRedaction } from "./redact-event";
 export {
   DEFAULT_SECRET_PATTERNS,
   DEFAULT_SECRET_REDACTOR,
+  SECRET_KINDS,
   SecretRedactionOptionsError,
   createSecretRedactor,
   redactSecrets,

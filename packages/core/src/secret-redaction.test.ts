@@ -1,4 +1,5 @@
-import { DEFAULT_SECRET_PATTERNS, SecretRedactionOptionsError, createSecretRedactor, redactSecrets } from "./secret-redaction";
+import { SECRET_SHAPES, leakedFragments } from "@reins/testing";
+import { DEFAULT_SECRET_PATTERNS, SECRET_KINDS, SecretRedactionOptionsError, createSecretRedactor, redactSecrets } from "./secret-redaction";
 
 // Built at run time so no secret-looking literal sits in the source (scanners would flag it).
 const tail = (length: number, alphabet = "aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xYz"): string => Array.from({ length }, (_, index) => alphabet[(index * 7) % alphabet.length]).join("");
@@ -29,6 +30,35 @@ describe("redactSecrets", () => {
     });
   });
 
+  describe("on every common shape (issue 33's 32 and the generic ones)", () => {
+    it.each(SECRET_SHAPES.map((entry) => [entry.shape, entry] as const))("redacts %s", (_shape, entry) => {
+      const result = redactSecrets(entry.text);
+      expect(leakedFragments(result.value, [entry])).toEqual([]);
+      expect(result.kinds.length).toBeGreaterThan(0);
+      expect(result.kinds.every((kind) => SECRET_KINDS.includes(kind))).toBe(true);
+    });
+
+    it("redacts them all inside one text, and a second pass changes nothing", () => {
+      const once = redactSecrets(SECRET_SHAPES.map((entry) => entry.text).join("\n"));
+      expect(leakedFragments(once.value)).toEqual([]);
+      expect(redactSecrets(once.value)).toEqual({ value: once.value, kinds: [] });
+    });
+
+    it.each([
+      ["a JSON password field", '{"password": "correct horse battery"}', '{"password": "[redacted generic_secret]"}'],
+      ["an escaped JSON secret", String.raw`{\"client_secret\": \"abc123def456\"}`, String.raw`{\"client_secret\": \"[redacted generic_secret]\"}`],
+      ["a query parameter", "https://x.test/cb?code=1&access_token=abcdef123456&state=2", "https://x.test/cb?code=1&access_token=[redacted generic_secret]&state=2"],
+      ["a YAML assignment", "db:\n  password: hunter22\n  host: db", "db:\n  password: [redacted generic_secret]\n  host: db"],
+    ])("keeps the key and redacts only the value of %s", (_what, input, expected) => {
+      expect(redactSecrets(input).value).toBe(expected);
+    });
+
+    it("keeps at most 20 kinds (the bounded metric label)", () => {
+      expect(SECRET_KINDS.length).toBeLessThanOrEqual(20);
+      expect(new Set(SECRET_KINDS).size).toBe(SECRET_KINDS.length);
+    });
+  });
+
   describe("on ordinary text", () => {
     it.each([
       ["prose", "The task-runner ask-me-anything sk- page is fine."],
@@ -36,6 +66,11 @@ describe("redactSecrets", () => {
       ["a short bearer word", "the Bearer of bad news"],
       ["the word token in prose", "the token expired12345 yesterday"],
       ["a UUID", "id 123e4567-e89b-12d3-a456-426614174000"],
+      ["token counts", '{"max_tokens": 1024, "input_tokens": 88, "token_type": "bearer"}'],
+      ["a password policy field", "password_min_length: 12, password_required: true"],
+      ["a placeholder", 'api_key: "<your key>", password: "***"'],
+      ["a session word in prose", "the session ended; sessions=3"],
+      ["a URL with a short user", "ssh://git@github.com/org/repo.git"],
     ])("keeps %s", (_what, input) => {
       expect(redactSecrets(input)).toEqual({ value: input, kinds: [] });
     });
@@ -97,6 +132,21 @@ describe("createSecretRedactor", () => {
   });
 
   describe("on hostile input", () => {
+    // Each pattern's keywords repeated, glued to the characters its body accepts and to the
+    // separators that end it: 100 KB+ of near-matches for every rule. Growth is measured by the
+    // hostile-text bench (examples/bench/hostile-text-bench.ts); here each must just complete.
+    const hostile = DEFAULT_SECRET_PATTERNS.flatMap((entry) =>
+      (entry.keywords ?? ["x"]).flatMap((keyword) => [
+        [`${entry.kind} ${keyword} repeated`, keyword.repeat(Math.ceil(120_000 / keyword.length))],
+        [`${entry.kind} ${keyword} + body`, `${keyword}=aB3dE5fG7hJ9kL1m:`.repeat(Math.ceil(120_000 / (keyword.length + 18)))],
+        [`${entry.kind} ${keyword} + line breaks`, `${keyword}: eyJabc.\n`.repeat(Math.ceil(120_000 / (keyword.length + 9)))],
+      ]),
+    );
+    it.each(hostile.slice(0, 400))("completes on %s", (_what, text) => {
+      expect(text.length).toBeGreaterThanOrEqual(100_000);
+      expect(typeof createSecretRedactor().redactText(text).value).toBe("string");
+    });
+
     it("stays linear on long runs of near-matches", () => {
       const text = `${"sk-".repeat(20_000)}${"Bearer ".repeat(20_000)}${"-----BEGIN PRIVATE KEY-----".repeat(2_000)}`;
       expect(createSecretRedactor().redactText(text).value.length).toBeGreaterThan(0);

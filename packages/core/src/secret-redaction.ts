@@ -18,24 +18,81 @@ export interface SecretPattern {
   readonly kind: string;
   /** A regex with the `g` flag. */
   readonly pattern: RegExp;
+  /**
+   * Lower-case strings of which at least one must occur in the lower-cased text for the pattern to
+   * run at all (a prefilter, as gitleaks' `keywords`). Absent: the pattern always runs.
+   * @default undefined
+   */
+  readonly keywords?: readonly string[];
+  /**
+   * Decides on each match (called with the match and its capture groups) whether it is a secret;
+   * `false` keeps the text. Absent: every match is.
+   * @default undefined
+   */
+  readonly accept?: (match: string, ...groups: Array<string | undefined>) => boolean;
 }
 
-/** The patterns redacted by default, most specific first. */
+// A value a previous pattern already replaced is never matched again (so redacting twice is a no-op).
+const NOT_REDACTED = String.raw`(?![ \t]{0,8}\[redacted )`;
+// A key name that holds a secret (generic assignments, JSON fields, query parameters) ...
+const SECRET_KEY = /(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_.-]?key|apikey|access[_.-]?key|private[_.-]?key|auth[_.-]?(?:key|token)|credential|session[_.-]?id|signature|^sig$|accountkey|client[_.-]?secret)/i;
+// ... unless it names a count, a limit, a type or another fact about a secret rather than the secret.
+const NOT_SECRET_KEY = /(?:tokens$|tokens?[_.-]?(?:count|limit|usage|type|url|uri|endpoint|name|expir|ttl|len)|(?:max|min|num|count|total)[_.-]?(?:output[_.-]?|input[_.-]?)?tokens?|(?:expir|ttl|length|policy|required|hint|reset|_at$|url$|uri$|file$|path$|enabled$|type$))/i;
+const NOT_SECRET_VALUE = /^(?:true|false|null|none|undefined|nil|yes|no|\*+|x+|\.\.\.|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\})$/i;
+// Token characters of one JWT segment, which may be wrapped onto following lines (a line break
+// followed by at least 16 token characters: a wrapped token, not the next line's prose).
+const JWT_CHAR = String.raw`(?:[A-Za-z0-9_-]|\r?\n[ \t]{0,16}(?=[A-Za-z0-9_.-]{16}))`;
+
+const rule = (kind: string, pattern: RegExp, keywords?: readonly string[], accept?: SecretPattern["accept"]): SecretPattern =>
+  Object.freeze({ kind, pattern, ...(keywords === undefined ? {} : { keywords: Object.freeze([...keywords]) }), ...(accept === undefined ? {} : { accept }) });
+
+/**
+ * The patterns redacted by default, most specific first: 20 kinds (the `kind` label of
+ * `secrets_redacted_total`, see {@link SECRET_KINDS}). Shapes follow gitleaks' rules
+ * (`config/gitleaks.toml`) and GitHub secret scanning's documented token formats; each pattern runs
+ * only when one of its `keywords` occurs, and every pattern is linear in the text's length (bounded
+ * quantifiers behind a look-behind that lets a match start only at the start of a run, and no
+ * nested ambiguous repetition; see the hostile-input tests and `bench/secret-redaction.bench.mts`).
+ */
 export const DEFAULT_SECRET_PATTERNS: readonly SecretPattern[] = Object.freeze([
-  { kind: "private_key", pattern: /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----[\s\S]{0,16384}?(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----|$)/g },
-  { kind: "anthropic_api_key", pattern: /(?<![A-Za-z0-9])sk-ant-[A-Za-z0-9_-]{20,300}/g },
-  { kind: "openai_api_key", pattern: /(?<![A-Za-z0-9])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,300}/g },
-  { kind: "stripe_api_key", pattern: /(?<![A-Za-z0-9])[rs]k_(?:live|test)_[A-Za-z0-9]{16,255}/g },
-  { kind: "google_api_key", pattern: /(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}/g },
-  { kind: "github_token", pattern: /(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})/g },
-  { kind: "slack_token", pattern: /(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10,250}/g },
-  { kind: "aws_access_key_id", pattern: /(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}(?![A-Z0-9])/g },
-  { kind: "aws_secret_access_key", pattern: /((?:aws_?secret_?access_?key|secretAccessKey)["']?\s{0,4}[:=]\s{0,4}["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])/gi },
-  { kind: "jwt", pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{8,4096}/g },
-  { kind: "authorization", pattern: /((?:Proxy-)?Authorization["']?\s{0,4}[:=]\s{0,4}["']?(?:(?:Bearer|Basic|Token|Digest)\s{1,4})?)[^\s"',;]{8,4096}/gi },
-  { kind: "authorization", pattern: /(Bearer\s{1,4})[A-Za-z0-9\-._~+/]{16,4096}={0,2}/gi },
-  { kind: "url_credentials", pattern: /((?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/)[^\s:@/?#]{1,256}:[^\s@/?#]{1,256}@/g },
-].map((entry) => Object.freeze(entry)));
+  // PEM (RSA, EC, OPENSSH, PKCS#8, encrypted) and PGP private-key blocks; one cut off before its END line is redacted to the end of the text.
+  rule("private_key", /-----BEGIN (?:[A-Z0-9]{1,20} ){0,4}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]{1,20} ){0,4}PRIVATE KEY(?: BLOCK)?-----|$)/g, ["private key"]),
+  rule("anthropic_api_key", /(?<![A-Za-z0-9])sk-ant-[A-Za-z0-9_-]{20,300}/g, ["sk-ant-"]),
+  rule("openai_api_key", /(?<![A-Za-z0-9])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,300}/g, ["sk-"]),
+  rule("stripe_api_key", /(?<![A-Za-z0-9_])(?:[rs]k_(?:live|test)_[A-Za-z0-9]{16,255}|whsec_[A-Za-z0-9+/=]{24,255})/g, ["sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"]),
+  rule("google_api_key", /(?<![A-Za-z0-9_-])(?:AIza[0-9A-Za-z_-]{35}|GOCSPX-[A-Za-z0-9_-]{20,100})/g, ["aiza", "gocspx-"]),
+  rule("github_token", /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})/g, ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"]),
+  rule("gitlab_token", /(?<![A-Za-z0-9_-])gl(?:pat|dt|ptt|rt|cbt|soat|ffct|imt|oas|agent|ft)-[A-Za-z0-9_.-]{20,300}/g, ["glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glsoat-", "glffct-", "glimt-", "gloas-", "glagent-", "glft-"]),
+  rule("slack_token", /(?<![A-Za-z0-9])xox[abposre]-[A-Za-z0-9-]{10,250}/g, ["xox"]),
+  rule("huggingface_token", /(?<![A-Za-z0-9_])(?:hf_|api_org_)[A-Za-z0-9]{30,64}(?![A-Za-z0-9])/g, ["hf_", "api_org_"]),
+  rule("langsmith_api_key", /(?<![A-Za-z0-9_])lsv2_[A-Za-z0-9_]{20,200}/g, ["lsv2_"]),
+  rule("npm_token", /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36,64}(?![A-Za-z0-9])/g, ["npm_"]),
+  rule("sendgrid_api_key", /(?<![A-Za-z0-9_-])SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}/g, ["sg."]),
+  rule("aws_access_key_id", /(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}(?![A-Z0-9])/g, ["akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "anpa", "anva", "aipa"]),
+  rule(
+    "aws_secret_access_key",
+    new RegExp(String.raw`((?:aws_?secret_?access_?key|secretAccessKey|aws_?session_?token|sessionToken|x-amz-security-token)\\?["']?\s{0,4}[:=]\s{0,4}\\?["']?)${NOT_REDACTED}[A-Za-z0-9/+=]{16,4096}`, "gi"),
+    ["secret", "session", "security-token"],
+  ),
+  rule("azure_storage_key", new RegExp(String.raw`((?:AccountKey|SharedAccessKey|SharedAccessSignature)\s{0,4}=\s{0,4})${NOT_REDACTED}[A-Za-z0-9+/=%&:_.-]{20,1024}`, "gi"), ["accountkey", "sharedaccess"]),
+  rule("jwt", new RegExp(String.raw`(?<![A-Za-z0-9_-])eyJ${JWT_CHAR}{8,4096}\.${JWT_CHAR}{0,3}eyJ${JWT_CHAR}{8,8192}\.${JWT_CHAR}{8,4096}`, "g"), ["eyj"]),
+  rule("authorization", new RegExp(String.raw`((?:Proxy-)?Authorization\\?["']?\s{0,4}[:=]\s{0,4}\\?["']?(?:(?:Bearer|Basic|Token|Digest)\s{1,4})?)${NOT_REDACTED}[^\s"'\\,;]{8,4096}`, "gi"), ["authorization"]),
+  rule("authorization", new RegExp(String.raw`((?<![A-Za-z0-9_-])(?:x-api-key|api-key|x-auth-token|x-access-token|private-token|x-goog-api-key|ocp-apim-subscription-key)\\?["']?\s{0,4}[:=]\s{0,4}\\?["']?)${NOT_REDACTED}[^\s"'\\,;]{8,4096}`, "gi"), ["api-key", "auth-token", "access-token", "private-token", "subscription-key"]),
+  rule("authorization", new RegExp(String.raw`(Bearer\s{1,4})${NOT_REDACTED}[A-Za-z0-9\-._~+/]{16,4096}={0,2}`, "gi"), ["bearer"]),
+  rule("session_cookie", new RegExp(String.raw`((?<![A-Za-z0-9_-])(?:Set-)?Cookie\\?["']?\s{0,4}[:=]\s{0,4}\\?["']?)${NOT_REDACTED}[^\r\n"\\]{1,4096}`, "gi"), ["cookie"]),
+  rule("session_cookie", new RegExp(String.raw`((?<![A-Za-z0-9_.-])(?:[A-Za-z0-9_.-]{0,32}sess(?:ion)?(?:[_.-]?id)?|connect\.sid|[A-Za-z_]{0,16}sid)=)${NOT_REDACTED}[^\s;,"'&]{8,4096}`, "gi"), ["sess", "sid="]),
+  rule("url_credentials", /((?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/)(?:[^\s:@/?#[\]]{0,256}:[^\s@/?#[\]]{1,256}|[^\s:@/?#[\]]{16,256})@/g, ["://"]),
+  // Generic assignments: `password = …`, `"api_key": "…"`, `\"secret\": \"…\"`, `?access_token=…`, `DB_PASSWORD: …`.
+  rule(
+    "generic_secret",
+    new RegExp(String.raw`((?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]{1,64})\\?["']?[ \t]{0,4}(?::|=|:=|=>)[ \t]{0,4}\\?["']?)${NOT_REDACTED}((?<=["'])[^"'\\\r\n]{1,512}|(?<!["'])[^\s"'\\,;&<>)}\]]{3,512})`, "gi"),
+    ["pass", "pwd", "secret", "token", "key", "credential", "session", "sig"],
+    (_match, _kept, key, value) => key !== undefined && value !== undefined && SECRET_KEY.test(key) && !NOT_SECRET_KEY.test(key) && !NOT_SECRET_VALUE.test(value.trim()),
+  ),
+]);
+
+/** Every kind of {@link DEFAULT_SECRET_PATTERNS}, once each, in order: the closed `kind` label of `secrets_redacted_total` (20 values). */
+export const SECRET_KINDS: readonly string[] = Object.freeze([...new Set(DEFAULT_SECRET_PATTERNS.map((entry) => entry.kind))]);
 
 /** Options of {@link createSecretRedactor}. */
 export interface SecretRedactionOptions {
@@ -120,14 +177,37 @@ export function createSecretRedactor(options: SecretRedactionOptions | false = {
     if (!enabled || text.length === 0) return { value: text, kinds: [] };
     const kinds: string[] = [];
     let result = text;
-    for (const { kind, pattern } of patterns) {
+    let lower: string | undefined;
+    for (const { kind, pattern, keywords, accept } of patterns) {
+      if (keywords !== undefined) {
+        lower ??= result.toLowerCase();
+        const present = lower;
+        if (!keywords.some((keyword) => present.includes(keyword))) continue;
+      }
       pattern.lastIndex = 0;
-      if (!pattern.test(result)) continue;
-      pattern.lastIndex = 0;
-      result = result.replace(pattern, (match: string, kept: unknown) => {
+      const before = result;
+      let redacted = "";
+      let copiedUpTo = 0;
+      for (let found = pattern.exec(before); found !== null; found = pattern.exec(before)) {
+        const match = found[0];
+        const groups = found.slice(1);
+        if (match.length === 0) {
+          pattern.lastIndex += 1;
+          continue;
+        }
+        const kept = groups[0];
+        const keptLength = typeof kept === "string" && match.startsWith(kept) ? kept.length : 0;
+        if (accept !== undefined && !accept(match, ...groups)) {
+          // Not a secret: look again just after the kept prefix, so a secret inside what this match spanned is still found.
+          pattern.lastIndex = found.index + Math.max(1, keptLength);
+          continue;
+        }
         kinds.push(kind);
-        return `${typeof kept === "string" && match.startsWith(kept) ? kept : ""}[redacted ${kind}]`;
-      });
+        redacted += `${before.slice(copiedUpTo, found.index + keptLength)}[redacted ${kind}]`;
+        copiedUpTo = found.index + match.length;
+      }
+      result = copiedUpTo === 0 ? before : redacted + before.slice(copiedUpTo);
+      if (result !== before) lower = undefined;
     }
     return { value: result, kinds };
   };

@@ -15,7 +15,7 @@ import {
   REASONING_MARKS,
   type ReActGrammar,
 } from "./react-grammar";
-import type { Edit } from "./untrusted-text-view";
+import { nextIndexFinder, type Edit } from "./untrusted-text-view";
 
 const labelFirstCharacters = new WeakMap<object, ReadonlySet<string>>();
 
@@ -81,6 +81,7 @@ function isTagNameEnd(character: string | undefined): boolean {
 }
 
 export function findTags(view: string, edits: Edit[], found: string[]): void {
+  const nextTokenClose = nextIndexFinder(view, "|>");
   let from = 0;
   for (;;) {
     const open = view.indexOf("<", from);
@@ -89,7 +90,7 @@ export function findTags(view: string, edits: Edit[], found: string[]): void {
     let cursor = open + 1;
     if (view[cursor] === "|") {
       // A special token <|name|> (harmony, ChatML, Llama): any name.
-      const close = view.indexOf("|>", cursor + 1);
+      const close = nextTokenClose(cursor + 1);
       if (close > cursor && close - cursor <= 40 && /^[A-Za-z0-9_.:-]*$/.test(view.slice(cursor + 1, close))) {
         edits.push({ at: open, replace: true, text: NEUTRALIZED_TAG_OPEN });
         found.push(`token ${view.slice(open, close + 2)}`);
@@ -196,11 +197,17 @@ export function findBlobs(view: string, grammar: ReActGrammar, edits: Edit[], fo
 const CALL_TAIL = new Set([" ", "\t", "*", "_", "`", ".", '"', "'", "~"]);
 
 /** The line ends (after markdown and quotes) with `]` or `)`, as a call the parser reads does. */
-function endsWithClose(line: string): boolean {
-  let end = line.length;
-  while (end > 0 && CALL_TAIL.has(line[end - 1] as string)) end -= 1;
-  return line[end - 1] === "]" || line[end - 1] === ")";
+/**
+ * Position of the `]` or `)` that ends the line `[start, end)` once trailing call-tail characters
+ * are skipped, or -1 when the line does not end with one.
+ */
+function lastCloseOf(view: string, start: number, end: number): number {
+  let last = end;
+  while (last > start && CALL_TAIL.has(view[last - 1] as string)) last -= 1;
+  return last > start && (view[last - 1] === "]" || view[last - 1] === ")") ? last - 1 : -1;
 }
+
+const MAX_LINE_LEAD_CHARS = 256;
 
 /** Characters a written call name may hold: letters, digits and the separators `compactCallName` drops. */
 function isNameCharacter(character: string): boolean {
@@ -223,10 +230,18 @@ const LINE_LEAD = /^[\s*_`>#+"'~-]*(?:\d{1,3}[.)]\s*)?[\s*_`>#+"'~-]*(?:(?:use|c
  * are compacted as `compactCallName` does and looked up, longest first: linear in the text.
  */
 export function findCalls(view: string, grammar: ReActGrammar, edits: Edit[], found: string[]): void {
+  // Every search resumes where the last one ended (brackets, line ends), and each line's start and
+  // last closing character are found once: linear on runs of `[`, `(` or calls on one long line.
+  const nextSquare = nextIndexFinder(view, "[");
+  const nextRound = nextIndexFinder(view, "(");
+  const nextNewline = nextIndexFinder(view, "\n");
+  let lineStart = 0;
+  let lineEnd = -1;
+  let lastCloseOfLine = -1;
   let from = 0;
   for (;;) {
-    const square = view.indexOf("[", from);
-    const round = view.indexOf("(", from);
+    const square = nextSquare(from);
+    const round = nextRound(from);
     const bracket = square < 0 ? round : round < 0 ? square : Math.min(square, round);
     if (bracket < 0) return;
     from = bracket + 1;
@@ -246,11 +261,19 @@ export function findCalls(view: string, grammar: ReActGrammar, edits: Edit[], fo
       }
     }
     if (nameStart < 0) continue;
-    let lineStart = nameStart;
-    while (lineStart > 0 && view[lineStart - 1] !== "\n") lineStart -= 1;
-    let lineEnd = view.indexOf("\n", bracket);
-    if (lineEnd < 0) lineEnd = view.length;
-    if (LINE_LEAD.test(view.slice(lineStart, nameStart)) && endsWithClose(view.slice(bracket, lineEnd))) {
+    // The line of the bracket (a name holds no line break, so it is the name's line too).
+    if (lineEnd < 0 || bracket > lineEnd) {
+      if (lineEnd < 0) lineEnd = nextNewline(0) < 0 ? view.length : nextNewline(0);
+      while (bracket > lineEnd) {
+        lineStart = lineEnd + 1;
+        const next = nextNewline(lineStart);
+        lineEnd = next < 0 ? view.length : next;
+      }
+      lastCloseOfLine = lastCloseOf(view, lineStart, lineEnd);
+    }
+    // A lead longer than any list marker or "use"/"call" is not one (and is not sliced per call).
+    const lead = nameStart - lineStart <= MAX_LINE_LEAD_CHARS ? view.slice(lineStart, nameStart) : undefined;
+    if (lead !== undefined && LINE_LEAD.test(lead) && lastCloseOfLine > bracket) {
       edits.push({ at: lineStart, replace: false, text: NEUTRALIZED_LINE_PREFIX });
     }
     edits.push({ at: nameStart, replace: false, text: NEUTRALIZED_OPEN });

@@ -311,3 +311,22 @@ export function applyEdits(original: string, view: View, edits: Edit[]): string 
   }
   return result + original.slice(cursor);
 }
+
+/**
+ * A finder of the next occurrence of `needle` at or after a position, for scans that look for a
+ * closer after each opener (`<|` … `|>`). Each call's search resumes where the last one found or
+ * gave up, so a text of openers without closers (`<|<|<|…`) costs one pass over the text, not one
+ * per opener: linear, where `text.indexOf(needle, from)` in a loop is quadratic.
+ *
+ * @param text - the text scanned
+ * @param needle - the closer looked for
+ * @returns `(from) => index` of the first occurrence at or after `from`, or -1; `from` may only grow between calls
+ */
+export function nextIndexFinder(text: string, needle: string): (from: number) => number {
+  let found = -2;
+  return (from: number): number => {
+    if (found === -1) return -1;
+    if (found < from) found = text.indexOf(needle, from);
+    return found;
+  };
+}

@@ -21,7 +21,7 @@
  * - fenced JSON (```` ```json {"name": …, "arguments": …} ``` ````) and JSON arrays of such objects.
  */
 import { NEUTRALIZED_CLOSE, NEUTRALIZED_OPEN, NEUTRALIZED_TAG_OPEN } from "./neutralized-marks";
-import type { Edit } from "./untrusted-text-view";
+import { nextIndexFinder, type Edit } from "./untrusted-text-view";
 
 /** Mistral's call tokens, written in square brackets (`[TOOL_CALLS]`, v11 `[ARGS]`, `[CALL_ID]`). */
 export const MISTRAL_CALL_TOKENS = Object.freeze({ toolCalls: "[TOOL_CALLS]", args: "[ARGS]", callId: "[CALL_ID]" });
@@ -72,19 +72,24 @@ const TOKEN_NAME = /^[A-Za-z0-9_.:\-\u2581]+$/;
  */
 export function findControlTokens(text: string): ControlTokenSpan[] {
   const spans: ControlTokenSpan[] = [];
+  // One finder per closer: each search resumes where the last ended, so runs of openers stay linear.
+  const nextBarClose = nextIndexFinder(text, "|>");
+  const nextWideBarClose = nextIndexFinder(text, "\uff5c>");
+  const nextAngleClose = nextIndexFinder(text, ">");
+  const nextSquareClose = nextIndexFinder(text, "]");
   for (let index = 0; index < text.length; index += 1) {
     const character = text[index];
     if (character === "<") {
       const bar = text[index + 1];
       if (bar === "|" || bar === "\uff5c") {
-        const close = text.indexOf(bar === "|" ? "|>" : "\uff5c>", index + 2);
+        const close = (bar === "|" ? nextBarClose : nextWideBarClose)(index + 2);
         if (close > index + 1 && close - index <= MAX_TOKEN_CHARS && TOKEN_NAME.test(text.slice(index + 2, close))) {
           spans.push({ start: index, end: close + 2 });
           index = close + 1;
         }
         continue;
       }
-      const close = text.indexOf(">", index + 1);
+      const close = nextAngleClose(index + 1);
       if (close < 0 || close - index > 16) continue;
       const word = text.slice(index + 1, close).toLowerCase();
       if (word === "s" || word === "/s" || CONTROL_TOKEN_WORDS.angle.includes(word)) {
@@ -92,7 +97,7 @@ export function findControlTokens(text: string): ControlTokenSpan[] {
         index = close;
       }
     } else if (character === "[") {
-      const close = text.indexOf("]", index + 1);
+      const close = nextSquareClose(index + 1);
       if (close < 0 || close - index > 20) continue;
       if (CONTROL_TOKEN_WORDS.square.includes(text.slice(index + 1, close))) {
         spans.push({ start: index, end: close + 1 });
@@ -154,9 +159,10 @@ export function pythonicCallNameAt(text: string, index: number): { start: number
  */
 export function findWrittenCallShapes(view: string, edits: Edit[], found: string[]): void {
   if (view.includes("\u2581")) {
+    const nextClose = nextIndexFinder(view, "|>");
     let index = view.indexOf("<|");
     while (index >= 0) {
-      const close = view.indexOf("|>", index + 2);
+      const close = nextClose(index + 2);
       if (close < 0) break;
       const name = view.slice(index + 2, close);
       if (close - index <= MAX_TOKEN_CHARS && name.includes("\u2581") && TOKEN_NAME.test(name)) {

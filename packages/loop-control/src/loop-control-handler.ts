@@ -5,7 +5,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import type { ChainValues } from "@langchain/core/utils/types";
 import { RunContextStore, emitEvent, fingerprintObservation, runCallOf, toolMessageStatusOf, wantsContent, type ReinsEvent, type RunStatus, type StopReason } from "@reins/core";
-import { contentTextOf } from "./step-audit";
+import { contentTextOf, eventRedactorOf } from "./step-audit";
 import { RunEvictedError, RunStoppedError } from "./errors";
 import { EXCEPTION_TOOL_NAME } from "./messages";
 import { costUsdOf, findModelPrice } from "./model-prices";
@@ -388,7 +388,7 @@ export class LoopControlHandler extends BaseCallbackHandler {
   }
 
   private emit(event: ReinsEvent): void {
-    emitEvent(event, [this.options.metrics, this.options.onEvent], (error) => this.reportError(error));
+    emitEvent(event, [this.options.metrics, this.options.onEvent], (error) => this.reportError(error), eventRedactorOf(this.options.audit));
   }
 
   private startLlm(

@@ -1,4 +1,4 @@
-import { createSecretRedactor, type ReinsEvent, type SecretRedactor, type StopReason, type ToolCallOutcome } from "@reins/core";
+import { DEFAULT_SECRET_REDACTOR, createSecretRedactor, type ReinsEvent, type SecretRedactor, type StopReason, type ToolCallOutcome } from "@reins/core";
 import type { LoopAuditOutcome, LoopAuditRecord } from "./audit";
 import type { LoopDetection } from "./loop-detection";
 import type { LoopAuditOptions } from "./loop-control-options";
@@ -159,6 +159,15 @@ function secretRedactorOf(audit: LoopAuditOptions): SecretRedactor {
     secretRedactors.set(audit, redactor);
   }
   return redactor;
+}
+
+/**
+ * The redactor a loop controller's events pass (see core's `emitEvent`): the audit's
+ * `secretRedaction` when an audit is configured (so its extra patterns cover events too), else
+ * the default one.
+ */
+export function eventRedactorOf(audit: LoopAuditOptions | undefined): SecretRedactor {
+  return audit === undefined ? DEFAULT_SECRET_REDACTOR : secretRedactorOf(audit);
 }
 
 /**

@@ -8,6 +8,7 @@
  * cannot name the tool before the step's record arrives.
  */
 import type { LoopAuditRecord } from "./audit";
+import { appendAll } from "./trace-read";
 import { printable, readAuditTrail, stepLinesText } from "./trace-timeline";
 
 /** Options of {@link AuditFollower}. */
@@ -108,7 +109,7 @@ export class AuditFollower {
       }
       const step = trail.runs[0].steps[0];
       if (this.runId !== undefined && step.runId !== this.runId) continue;
-      out.push(...this.readStep(step));
+      appendAll(out, this.readStep(step));
     }
     return { out: out.length === 0 ? "" : `${out.join("\n")}\n`, err: err.join("") };
   }
@@ -128,7 +129,7 @@ export class AuditFollower {
     run.lastProgressAtMs = undefined;
     if (step.stopReason !== undefined) run.ended = true;
     this.current = step.runId;
-    out.push(...stepLinesText(step, run.startMs));
+    appendAll(out, stepLinesText(step, run.startMs));
     return out;
   }
 }

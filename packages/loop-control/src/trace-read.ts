@@ -116,15 +116,42 @@ export interface AuditTrail {
 
 const OUTCOMES: ReadonlySet<string> = new Set<LoopAuditOutcome>(["observed", "warned", "stopped", "tool_error", "parse_error", "finish"]);
 
-/** Any JSON value as text: a string as is, anything else as its JSON. */
+/**
+ * Appends every item of `items` to `target` one by one: a record may hold hundreds of thousands of
+ * lines, and `target.push(...items)` passes each as an argument (a stack overflow past ~100 k).
+ */
+export function appendAll<T>(target: T[], items: readonly T[]): void {
+  for (const item of items) target.push(item);
+}
+
+/** How deep {@link valueText} writes nested arrays and objects before it marks a cut. */
+export const MAX_VALUE_DEPTH = 64;
+
+/**
+ * Any JSON value as text: a string as is, anything else as its JSON. Nesting deeper than
+ * {@link MAX_VALUE_DEPTH} levels is cut, marked `"[… deeper levels cut]"`, so a hostile record of
+ * ten thousand `[` renders instead of overflowing the stack.
+ */
 export function valueText(value: unknown): string {
   if (typeof value === "string") return value;
   if (value === undefined) return "";
   try {
-    return JSON.stringify(value) ?? String(value);
+    return JSON.stringify(depthBounded(value, 0)) ?? String(value);
   } catch {
     return String(value);
   }
+}
+
+const DEPTH_CUT = "[… deeper levels cut]";
+
+/** A copy of `value` whose nesting stops at {@link MAX_VALUE_DEPTH} (only copied where it is deeper). */
+function depthBounded(value: unknown, depth: number): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (depth >= MAX_VALUE_DEPTH) return DEPTH_CUT;
+  if (Array.isArray(value)) return value.map((item) => depthBounded(item, depth + 1));
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) Object.defineProperty(copy, key, { value: depthBounded(item, depth + 1), enumerable: true, writable: true, configurable: true });
+  return copy;
 }
 
 function problemOf(record: Record<string, unknown>): string | undefined {
@@ -243,7 +270,7 @@ function callOf(record: LoopAuditRecord, broken: boolean): TraceCall {
   return {
     step: record.step,
     tool: record.tool ?? "?",
-    input: record.toolInput === undefined ? "" : JSON.stringify(record.toolInput) ?? valueText(record.toolInput),
+    input: record.toolInput === undefined ? "" : typeof record.toolInput === "string" ? JSON.stringify(record.toolInput) : valueText(record.toolInput),
     ...(record.callId !== undefined ? { callId: record.callId } : {}),
     ...(record.observation !== undefined ? { observation: record.observation } : {}),
     ...(record.observationChars !== undefined ? { observationChars: record.observationChars } : {}),
@@ -277,7 +304,7 @@ export function turnsOf(records: readonly LoopAuditRecord[], problems: ReadonlyM
     // From the reply that chose this turn to the next reply; a run's last turn has only its own record's figure.
     const recorded = group.map((record) => record.durations.cycleMs).filter((ms): ms is number => ms !== undefined);
     const cycleMs =
-      kind === "finish" ? undefined : next !== undefined ? Math.max(0, Date.parse(next.startedAt) - Date.parse(first.startedAt)) : recorded.length > 0 ? Math.max(...recorded) : undefined;
+      kind === "finish" ? undefined : next !== undefined ? Math.max(0, Date.parse(next.startedAt) - Date.parse(first.startedAt)) : recorded.length > 0 ? recorded.reduce((longest, ms) => Math.max(longest, ms), 0) : undefined;
     const replyLabels = kind === "finish" ? [] : repairLabels(first.replyRepairs ?? []);
     return {
       number: index + 1,

@@ -8,7 +8,7 @@
  * `\uXXXX`, so no terminal escape sequence gets through.
  */
 import type { LoopAuditOutcome, LoopAuditRecord } from "./audit";
-import { turnsOf, type AuditTrail, type TraceCall, type TraceLabel, type TraceTurn } from "./trace-read";
+import { appendAll, turnsOf, type AuditTrail, type TraceCall, type TraceLabel, type TraceTurn } from "./trace-read";
 
 export { AUDIT_RECORD_TYPE, readAuditTrail, turnsOf, valueText } from "./trace-read";
 export type { AuditRun, AuditTrail, SkippedAuditLine, TraceCall, TraceLabel, TraceRunOutcome, TraceTurn } from "./trace-read";
@@ -117,7 +117,7 @@ function callLines(call: TraceCall, indent: string): string[] {
   const out: string[] = [];
   if (call.labels.length > 0) out.push(`${indent}${printable(labelsText(call.labels))}`);
   const size = observationSize(call);
-  if (call.observation !== undefined) out.push(...block(`${size ?? "observation"}, as the model received it`, call.observation, indent));
+  if (call.observation !== undefined) appendAll(out, block(`${size ?? "observation"}, as the model received it`, call.observation, indent));
   else if (size !== undefined) out.push(`${indent}${size} (text not recorded)`);
   return out;
 }
@@ -140,16 +140,16 @@ export function turnLinesText(turn: TraceTurn, runStartMs: number, number = turn
   if (turn.labels.length > 0) out.push(`        ${printable(labelsText(turn.labels))}`);
   if (turn.problems.length > 0) out.push(`        broken record: ${printable(turn.problems.join("; "))}`);
   if (turn.thought.trim() !== "") out.push(`        thought: ${printable(cut(turn.thought.trim(), MAX_TEXT_THOUGHT_CHARS, ""))}`);
-  if (turn.calls.length === 1) out.push(...callLines(turn.calls[0], "        "));
+  if (turn.calls.length === 1) appendAll(out, callLines(turn.calls[0], "        "));
   else {
     for (const call of turn.calls) {
       const tool = duration(call.toolMs);
       out.push(`        · ${printable(callText(call))}${tool !== undefined ? `  (tool ${tool})` : ""}`);
-      out.push(...callLines(call, "          "));
+      appendAll(out, callLines(call, "          "));
     }
   }
   if (turn.stopReason !== undefined) out.push(`        ■ stop: ${printable(turn.stopReason)}`);
-  if (turn.answer !== undefined) out.push(...block(turn.stopReason === undefined || turn.stopReason === "final_answer" ? "answer" : "graceful stop text", turn.answer, "        "));
+  if (turn.answer !== undefined) appendAll(out, block(turn.stopReason === undefined || turn.stopReason === "final_answer" ? "answer" : "graceful stop text", turn.answer, "        "));
   return out;
 }
 
@@ -162,8 +162,10 @@ export function turnLinesText(turn: TraceTurn, runStartMs: number, number = turn
  */
 export function stepLinesText(step: LoopAuditRecord, runStartMs: number): string[] {
   const lines = turnLinesText(turnsOf([step])[0], runStartMs, step.step);
-  if (step.question !== undefined) lines.unshift(...block("question", step.question, "  "));
-  return lines;
+  if (step.question === undefined) return lines;
+  const withQuestion = block("question", step.question, "  ");
+  appendAll(withQuestion, lines);
+  return withQuestion;
 }
 
 /**
@@ -179,8 +181,8 @@ export function renderTimelineText(trail: AuditTrail): string {
     const steps = run.turns.length;
     const broken = run.brokenRecords > 0 ? `, ${run.brokenRecords} broken record${run.brokenRecords === 1 ? "" : "s"}` : "";
     out.push(`run ${printable(run.runId)} — ${steps} step${steps === 1 ? "" : "s"}, ${seconds(run.durationMs)}, stop: ${printable(run.stopReason ?? "not recorded")}${broken}`);
-    if (run.question !== undefined) out.push(...block("question", run.question, "  "));
-    for (const turn of run.turns) out.push(...turnLinesText(turn, run.startedAtMs));
+    if (run.question !== undefined) appendAll(out, block("question", run.question, "  "));
+    for (const turn of run.turns) appendAll(out, turnLinesText(turn, run.startedAtMs));
     out.push("");
   }
   if (trail.runs.length === 0) out.push("No audit records found.", "");

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { AgentAction, AgentStep } from "@langchain/core/agents";
 import { actionKey, emitEvent, fingerprintObservation, outcomeFailed, toolMessageStatusOf, wantsContent, type ReinsEvent, type RunStatus, type StopReason, type ToolCallOutcome } from "@reins/core";
 import type { LoopAuditRecord } from "./audit";
-import { contentTextOf, finishAuditRecord, stepAuditRecord, stepEndMs, writeAuditRecord } from "./step-audit";
+import { contentTextOf, eventRedactorOf, finishAuditRecord, stepAuditRecord, stepEndMs, writeAuditRecord } from "./step-audit";
 import { checkStepBudget, checkUsageBudgets, type BudgetDecision, type BudgetStop } from "./budgets";
 import { intendedActionOf } from "./detectors";
 import { BudgetExceededError, LoopStoppedError, type LoopStopReason, type RunStoppedError } from "./errors";
@@ -445,7 +445,7 @@ export class TrajectoryLoopControl {
   }
 
   private emit(event: ReinsEvent): void {
-    emitEvent(event, [this.options.metrics, this.options.onEvent], (error) => this.reportError(error));
+    emitEvent(event, [this.options.metrics, this.options.onEvent], (error) => this.reportError(error), eventRedactorOf(this.options.audit));
   }
 
   private reportError(error: unknown): void {

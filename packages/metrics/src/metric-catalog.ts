@@ -4,7 +4,7 @@
  * builds its instruments from it and `docs/metrics.md` documents it one entry for one.
  */
 
-import { DEFAULT_SECRET_PATTERNS, LOOP_KINDS, SHARED_STORE_KINDS, RUN_STATUSES, STEP_KINDS, STEP_PHASES, STOP_REASONS, TOOL_CALL_OUTCOMES } from "@reins/core";
+import { LOOP_KINDS, SECRET_KINDS as CORE_SECRET_KINDS, SHARED_STORE_KINDS, RUN_STATUSES, STEP_KINDS, STEP_PHASES, STOP_REASONS, TOOL_CALL_OUTCOMES } from "@reins/core";
 
 /** A Prometheus metric type used by the catalog. */
 export type AgentMetricType = "counter" | "gauge" | "histogram";
@@ -41,9 +41,9 @@ export interface AgentMetricDefinition {
 /** `stage` of `observation_chars`. */
 export const OBSERVATION_STAGE_VALUES = Object.freeze(["raw", "clean"] as const);
 /** `surface` of `secrets_redacted_total`: where text left the process. */
-export const SECRET_REDACTION_SURFACES = Object.freeze(["audit", "otel", "preview"] as const);
+export const SECRET_REDACTION_SURFACES = Object.freeze(["event", "log", "audit", "otel", "preview"] as const);
 /** `kind` of `secrets_redacted_total`: the default patterns' kinds (a custom pattern's kind counts as `other`). */
-export const SECRET_KINDS: readonly string[] = Object.freeze(DEFAULT_SECRET_PATTERNS.map((entry) => entry.kind));
+export const SECRET_KINDS: readonly string[] = CORE_SECRET_KINDS;
 /** `level` of `loop_detections_total`. */
 export const LOOP_LEVEL_VALUES = Object.freeze(["warn", "stop"] as const);
 /** `type` of `tokens_total`. */

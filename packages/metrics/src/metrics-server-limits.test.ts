@@ -56,16 +56,32 @@ describe("startMetricsServer", () => {
   });
 
   describe("with more connections than maxConnections", () => {
-    it("closes the connection over the cap at once and keeps serving the others", async () => {
+    it("closes the oldest connection without a request in progress to make room, and serves the new one", async () => {
       const server = await startMetricsServer({ registry: new Registry(), maxConnections: 2 });
       const held = [await open(server), await open(server)];
       try {
-        const over = await open(server);
-        const { received, closedByServer } = await untilClosed(over, 5_000);
-        expect(closedByServer).toBe(true);
-        expect(received).toBe("");
-        const answer = untilClosed(held[0] as Socket, 5_000);
-        (held[0] as Socket).end("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+        const oldest = untilClosed(held[0] as Socket, 5_000);
+        const fresh = await open(server);
+        expect((await oldest).closedByServer).toBe(true);
+        const answer = untilClosed(fresh, 5_000);
+        fresh.end("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+        expect((await answer).received).toMatch(/^HTTP\/1\.1 200/);
+      } finally {
+        for (const socket of held) socket.destroy();
+        await server.close();
+      }
+    });
+  });
+
+  describe("with more connections from one address than maxConnectionsPerAddress", () => {
+    it("keeps answering a scrape while slow clients hold every slot of that address", async () => {
+      const server = await startMetricsServer({ registry: new Registry(), maxConnectionsPerAddress: 3 });
+      const held = [await open(server), await open(server), await open(server)];
+      try {
+        for (const socket of held) socket.write("GET /metrics HTTP/1.1\r\n");
+        const scrape = await open(server);
+        const answer = untilClosed(scrape, 5_000);
+        scrape.end("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
         expect((await answer).received).toMatch(/^HTTP\/1\.1 200/);
       } finally {
         for (const socket of held) socket.destroy();
@@ -83,6 +99,7 @@ describe("startMetricsServer", () => {
       [{ keepAliveTimeoutMs: -1 }, "keepAliveTimeoutMs"],
       [{ connectionsCheckingIntervalMs: Number.NaN }, "connectionsCheckingIntervalMs"],
       [{ headersTimeoutMs: 20_000 }, "headersTimeoutMs"],
+      [{ maxConnections: 4, maxConnectionsPerAddress: 5 }, "maxConnectionsPerAddress"],
     ])("rejects %j with MetricsOptionsError naming the field", async (options, field) => {
       const attempt = startMetricsServer({ registry: new Registry(), ...(options as object) });
       await expect(attempt).rejects.toBeInstanceOf(MetricsOptionsError);

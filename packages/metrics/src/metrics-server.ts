@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import type { Registry } from "prom-client";
 import { MetricsOptionsError } from "./errors";
 
@@ -24,8 +24,9 @@ export interface MetricsServerOptions {
   path?: string;
   /**
    * Most time a client may take to send the request headers (Node's `headersTimeout`); a slower
-   * client gets `408` and is disconnected. Must not exceed `requestTimeoutMs`.
-   * @default 10_000
+   * client gets `408` and is disconnected. Must not exceed `requestTimeoutMs`. A scraper sends its
+   * headers at once: a short limit frees slow clients' connections fast.
+   * @default 2_000
    */
   headersTimeoutMs?: number;
   /**
@@ -40,28 +41,38 @@ export interface MetricsServerOptions {
   keepAliveTimeoutMs?: number;
   /**
    * How often Node checks the two request timeouts above (Node's `connectionsCheckingInterval`):
-   * a slow client is cut at most this long after its timeout, so with the defaults within 11 s.
-   * @default 1_000
+   * a slow client is cut at most this long after its timeout, so with the defaults within 2.25 s.
+   * @default 250
    */
   connectionsCheckingIntervalMs?: number;
   /**
-   * Most connections open at once (Node's `server.maxConnections`); a connection over the cap is
-   * closed as it arrives. At most 1 000: a scrape endpoint needs a handful.
+   * Most connections open at once. At the cap, a new connection closes the oldest one that has no
+   * request in progress (still sending its headers, or idle between requests), so clients that
+   * hold connections open without asking cannot lock a scraper out; when every connection is
+   * serving a request, the new one is closed. At most 1 000: a scrape endpoint needs a handful.
    * @default 100
    */
   maxConnections?: number;
+  /**
+   * Most connections open at once from one remote address; one more is closed as it arrives (a
+   * Prometheus server opens one or two). Must not exceed `maxConnections`.
+   * @default 8
+   */
+  maxConnectionsPerAddress?: number;
 }
 
 /**
  * The defaults of {@link MetricsServerOptions}' connection limits: a client that has not sent its
- * headers in 10 s is cut within 11 s, the whole request within 16 s, at most 100 connections at once.
+ * headers in 2 s is cut within 2.25 s, the whole request within 15.25 s; at most 100 connections at
+ * once (the oldest without a request in progress makes room for a new one), 8 per remote address.
  */
 export const DEFAULT_METRICS_SERVER_OPTIONS = Object.freeze({
-  headersTimeoutMs: 10_000,
+  headersTimeoutMs: 2_000,
   requestTimeoutMs: 15_000,
   keepAliveTimeoutMs: 5_000,
-  connectionsCheckingIntervalMs: 1_000,
+  connectionsCheckingIntervalMs: 250,
   maxConnections: 100,
+  maxConnectionsPerAddress: 8,
 });
 
 /** The most `maxConnections` accepts. */
@@ -74,11 +85,16 @@ function resolveConnectionLimits(options: MetricsServerOptions): ConnectionLimit
   for (const field of Object.keys(DEFAULT_METRICS_SERVER_OPTIONS) as (keyof ConnectionLimits)[]) {
     const value: unknown = options[field];
     if (value === undefined) continue;
-    const max = field === "maxConnections" ? MAX_METRICS_SERVER_CONNECTIONS : 3_600_000;
+    const max = field === "maxConnections" || field === "maxConnectionsPerAddress" ? MAX_METRICS_SERVER_CONNECTIONS : 3_600_000;
     if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
       throw new MetricsOptionsError({ field, value, reason: `expected an integer from 1 to ${max}` });
     }
     limits[field] = value;
+  }
+  // A smaller maxConnections lowers the per-address default with it; only a given value can be too large.
+  if (options.maxConnectionsPerAddress === undefined) limits.maxConnectionsPerAddress = Math.min(limits.maxConnectionsPerAddress, limits.maxConnections);
+  if (limits.maxConnectionsPerAddress > limits.maxConnections) {
+    throw new MetricsOptionsError({ field: "maxConnectionsPerAddress", value: limits.maxConnectionsPerAddress, reason: `expected at most maxConnections (${limits.maxConnections})` });
   }
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
     throw new MetricsOptionsError({ field: "headersTimeoutMs", value: limits.headersTimeoutMs, reason: `expected at most requestTimeoutMs (${limits.requestTimeoutMs})` });
@@ -136,6 +152,14 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
     requestTimeout: limits.requestTimeoutMs,
     connectionsCheckingInterval: limits.connectionsCheckingIntervalMs,
   }, (request, response) => {
+    const connection = connections.get(request.socket);
+    if (connection !== undefined) {
+      connection.serving = true;
+      response.once("finish", () => {
+        connection.serving = false;
+        connection.sinceMs = Date.now();
+      });
+    }
     const requestPath = (request.url ?? "/").split("?")[0];
     if (request.method !== "GET" || requestPath !== path) {
       response.statusCode = 404;
@@ -154,7 +178,40 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
     );
   });
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-  server.maxConnections = limits.maxConnections;
+  // Connections in arrival order (a Map keeps it): the first one without a request in progress is the oldest idle or slow one.
+  const connections = new Map<Socket, { address: string; serving: boolean; sinceMs: number }>();
+  const perAddress = new Map<string, number>();
+  const forget = (socket: Socket): void => {
+    const connection = connections.get(socket);
+    if (connection === undefined) return;
+    connections.delete(socket);
+    const left = (perAddress.get(connection.address) ?? 1) - 1;
+    if (left <= 0) perAddress.delete(connection.address);
+    else perAddress.set(connection.address, left);
+  };
+  server.on("connection", (socket: Socket) => {
+    const address = socket.remoteAddress ?? "";
+    // Over a cap, the oldest connection without a request in progress (of that address, or any)
+    // makes room; a fresh one is cut only when every counted connection is serving a request.
+    const makeRoom = (sameAddress: boolean): boolean => {
+      const evicted = [...connections].find(([, connection]) => !connection.serving && (!sameAddress || connection.address === address))?.[0];
+      if (evicted === undefined) return false;
+      forget(evicted);
+      evicted.destroy();
+      return true;
+    };
+    if ((perAddress.get(address) ?? 0) >= limits.maxConnectionsPerAddress && !makeRoom(true)) {
+      socket.destroy();
+      return;
+    }
+    if (connections.size >= limits.maxConnections && !makeRoom(false)) {
+      socket.destroy();
+      return;
+    }
+    connections.set(socket, { address, serving: false, sinceMs: Date.now() });
+    perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
+    socket.once("close", () => forget(socket));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { DynamicTool } from "@langchain/core/tools";
 import type { ReinsEvent } from "@reins/core";
 import { describeRequiring } from "@reins/testing";
@@ -89,6 +90,31 @@ describeRequiring([{ program: "redis-server" }], "RedisCircuitStore against a re
     expect(await raw.pttl("test:circuit:{payments}")).toBeGreaterThan(0);
   });
 
+  it("bounds a planted state by its own halfOpenAfterMs: openUntil ten years ahead, or a probe lease without TTL, holds one window at most", async () => {
+    const client = newClient();
+    await ready(client);
+    const raw = newClient();
+    await ready(raw);
+    const tenYearsMs = 10 * 365 * 24 * 3_600_000;
+    await raw.hset("reins:circuit:{search}", "openUntil", String(Date.now() + tenYearsMs), "failures", "0");
+    const store = new RedisCircuitStore({ client });
+    const settings = { failureThreshold: 2, halfOpenAfterMs: 200 };
+    const first = await store.acquire("search", settings);
+    expect(first.state).toBe("open");
+    expect(first.state === "open" && first.retryAfterMs).toBeLessThanOrEqual(200);
+    // Repaired in Redis: the hash got a TTL and an openUntil within one window.
+    expect(await raw.pttl("reins:circuit:{search}")).toBeGreaterThan(0);
+    expect(Number(await raw.hget("reins:circuit:{search}", "openUntil"))).toBeLessThanOrEqual(Date.now() + 1_000);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    // A probe lease planted without a TTL is cut back too: the next window lets a probe through.
+    await raw.set("reins:circuit:{search}:probe", "planted");
+    const blocked = await store.acquire("search", settings);
+    expect(blocked.state === "open" && blocked.retryAfterMs).toBeLessThanOrEqual(200);
+    expect(await raw.pttl("reins:circuit:{search}:probe")).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect((await store.acquire("search", settings)).state).toBe("half_open");
+  });
+
   it("closes for the fleet when the probe succeeds; validation errors and 4xx answers do not count", async () => {
     let healthy = false;
     let reached = 0;
@@ -141,8 +167,9 @@ describeRequiring([{ program: "redis-server" }], "RedisCircuitStore against a re
       expect(await second.invoke("k")).toBe("value k #1");
       expect(runs).toBe(1);
       expect(results.failures).toEqual({ get: 0, set: 0, delete: 0, claim: 0, release: 0 });
-      expect(await nodeRedis.pTTL(`reins:tool:${JSON.stringify(["global", "lookup", 's"k"'])}`)).toBeGreaterThan(59_000);
-      expect(await nodeRedis.exists(`reins:tool:lease:${JSON.stringify(["global", "lookup", 's"k"'])}`)).toBe(0);
+      const hashedKey = `sha256:${createHash("sha256").update(JSON.stringify(["global", "lookup", 's"k"'])).digest("hex")}`;
+      expect(await nodeRedis.pTTL(`reins:tool:${hashedKey}`)).toBeGreaterThan(59_000);
+      expect(await nodeRedis.exists(`reins:tool:lease:${hashedKey}`)).toBe(0);
     } finally {
       nodeRedis.destroy();
     }

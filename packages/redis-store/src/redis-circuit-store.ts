@@ -39,19 +39,34 @@ const MIN_IDLE_TTL_MS = 3_600_000;
 // The clock is Redis' own TIME, so replicas with skewed clocks agree on when the circuit reopens.
 const NOW = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
-/** KEYS: state hash, probe lease. ARGV: probe token, probe lease ms. → {state, retryAfterMs} */
+/**
+ * KEYS: state hash, probe lease. ARGV: probe token, probe lease ms (= halfOpenAfterMs), idle TTL ms. → {state, retryAfterMs}
+ * What another writer of the namespace left is bounded by this reader's own settings: an
+ * `openUntil` further ahead than `halfOpenAfterMs` is cut back to it, a state hash or probe lease
+ * without a TTL (or a lease longer than `halfOpenAfterMs`) gets one, and a value that is not a
+ * number is read as closed. So a planted key can hold the circuit open for one window at most.
+ */
 const ACQUIRE = `${NOW}
-local openUntil = tonumber(redis.call('HGET', KEYS[1], 'openUntil') or '0')
+local bound = tonumber(ARGV[2])
+local openUntil = tonumber(redis.call('HGET', KEYS[1], 'openUntil') or '0') or 0
+if openUntil ~= openUntil then openUntil = 0 end
 if openUntil == 0 then return {'closed', 0} end
+if redis.call('PTTL', KEYS[1]) == -1 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+if openUntil > now + bound then
+  openUntil = now + bound
+  redis.call('HSET', KEYS[1], 'openUntil', openUntil)
+end
 if now < openUntil then return {'open', openUntil - now} end
+local leaseTtl = redis.call('PTTL', KEYS[2])
+if leaseTtl == -1 or leaseTtl > bound then redis.call('PEXPIRE', KEYS[2], bound) end
 if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {'half_open', 0} end
-return {'open', math.max(1, redis.call('PTTL', KEYS[2]))}`;
+return {'open', math.max(1, math.min(bound, redis.call('PTTL', KEYS[2])))}`;
 
 /** KEYS: state hash, probe lease. ARGV: outcome, probe token or '', threshold, half-open ms, idle TTL ms. → state */
 const RECORD = `${NOW}
 local probe = ARGV[2] ~= ''
 if probe and redis.call('GET', KEYS[2]) == ARGV[2] then redis.call('DEL', KEYS[2]) end
-local openUntil = tonumber(redis.call('HGET', KEYS[1], 'openUntil') or '0')
+local openUntil = tonumber(redis.call('HGET', KEYS[1], 'openUntil') or '0') or 0
 if ARGV[1] == 'success' then
   if probe or openUntil == 0 then redis.call('DEL', KEYS[1]) return 'closed' end
   return 'open'
@@ -127,11 +142,13 @@ export class RedisCircuitStore implements CircuitStore {
   async acquire(circuit: string, settings: CircuitStoreSettings): Promise<CircuitPermit> {
     const probe = randomUUID();
     const leaseMs = Math.max(1, Math.ceil(settings.halfOpenAfterMs));
-    const reply = await this.run("acquire", circuit, [ACQUIRE, 2, ...this.keysOf(circuit), probe, leaseMs]);
+    const idleTtlMs = Math.max(MIN_IDLE_TTL_MS, leaseMs * 10);
+    const reply = await this.run("acquire", circuit, [ACQUIRE, 2, ...this.keysOf(circuit), probe, leaseMs, idleTtlMs]);
     const [state, retryAfterMs] = Array.isArray(reply) ? (reply as unknown[]) : [];
     if (state === "closed") return { state: "closed" };
     if (state === "half_open") return { state: "half_open", probe };
-    if (state === "open") return { state: "open", retryAfterMs: Number(retryAfterMs) };
+    // Bounded here too: whatever the script answered, this reader waits one window at most.
+    if (state === "open") return { state: "open", retryAfterMs: Math.min(leaseMs, Math.max(1, Number(retryAfterMs) || 1)) };
     throw this.fail("acquire", circuit, new Error(`unexpected script reply ${JSON.stringify(reply)}`));
   }
 

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { DynamicTool } from "@langchain/core/tools";
 import { createAgentMetrics } from "@reins/metrics";
 import { describeRequiring } from "@reins/testing";
@@ -83,7 +84,7 @@ describeRequiring([{ program: "redis-server" }], "RedisResultStore against a rea
   });
 
   describe("two executor instances (two agent processes) on one Redis", () => {
-    it("share a scoped entry, keep scopes apart, and write the prefix and the scope into the key", async () => {
+    it("share a scoped entry, keep scopes apart, and key it by the SHA-256 of the scoped input (never the input itself)", async () => {
       const first = ordersTool();
       const second = ordersTool();
       const [inProcessA] = executorOn(newStore()).wrap([first.tool]);
@@ -97,10 +98,50 @@ describeRequiring([{ program: "redis-server" }], "RedisResultStore against a rea
       const raw = new Redis(redis.url);
       try {
         const keys = (await raw.keys("*")).sort();
-        expect(keys).toEqual([`reins:tool:${JSON.stringify(["scope:alice", "my_orders", 's"recent"'])}`, `reins:tool:${JSON.stringify(["scope:bob", "my_orders", 's"recent"'])}`]);
+        const hashed = (scoped: unknown[]): string => `reins:tool:sha256:${createHash("sha256").update(JSON.stringify(scoped)).digest("hex")}`;
+        expect(keys).toEqual([hashed(["scope:alice", "my_orders", 's"recent"']), hashed(["scope:bob", "my_orders", 's"recent"'])].sort());
+        expect(keys.join(" ")).not.toMatch(/recent|alice|bob/);
         const ttl = await raw.pttl(keys[0]);
         expect(ttl).toBeGreaterThan(0);
         expect(ttl).toBeLessThanOrEqual(60_000);
+      } finally {
+        await raw.quit();
+      }
+    });
+  });
+
+  describe("an entry stored under a key whose scoped input differs (a hash collision, or a copied entry)", () => {
+    it("is refused on read: the entry's key check does not match, so the tool is called", async () => {
+      const orders = ordersTool();
+      const store = newStore();
+      const [wrapped] = executorOn(store).wrap([orders.tool]);
+      await wrapped.invoke("recent", { metadata: { user_id: "alice" } });
+      const raw = new Redis(redis.url);
+      try {
+        const [aliceKey] = await raw.keys("*");
+        const bobKey = `reins:tool:sha256:${createHash("sha256").update(JSON.stringify(["scope:bob", "my_orders", 's"recent"'])).digest("hex")}`;
+        // Plant alice's entry (with its key check) under bob's key, as a colliding hash would.
+        await raw.set(bobKey, (await raw.get(aliceKey)) as string, "PX", 60_000);
+      } finally {
+        await raw.quit();
+      }
+      expect(await wrapped.invoke("recent", { metadata: { user_id: "bob" } })).toBe("orders of bob (recent)");
+      expect(orders.calls).toEqual(["alice:recent", "bob:recent"]);
+    });
+  });
+
+  describe("a lease planted without a TTL by another writer of the namespace", () => {
+    it("is cut back to this reader's leaseMs, so a miss waits at most that long and the lease then lapses", async () => {
+      const raw = new Redis(redis.url);
+      try {
+        await raw.set("reins:tool:lease:k", "planted");
+        const store = newStore({ lease: { leaseMs: 200, leaseWaitMs: 5_000, leasePollMs: 20 } });
+        const started = Date.now();
+        expect(await store.claim("k")).toBeUndefined();
+        // The claim took the lease once the repaired one lapsed: well before leaseWaitMs.
+        expect(Date.now() - started).toBeLessThan(2_000);
+        expect(await raw.get("reins:tool:lease:k")).not.toBe("planted");
+        await store.release("k");
       } finally {
         await raw.quit();
       }

@@ -16,6 +16,15 @@ import {
 const CONNECT_WAIT_MS = 1000;
 
 /**
+ * KEYS: lease. ARGV: the reader's leaseMs. → 0 when the lease is gone, 1 while it is held. A lease
+ * without a TTL, or with one longer than leaseMs, gets leaseMs (what every conforming writer sets).
+ */
+const HELD_LEASE = `local ttl = redis.call('PTTL', KEYS[1])
+if ttl == -2 then return 0 end
+if ttl == -1 or ttl > tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return 1`;
+
+/**
  * A {@link ToolResultStore} on Redis (ioredis), so every agent process of a fleet shares the tool
  * results its `cache.scope` allows: entries expire with Redis' own `PX` TTL, every key carries the
  * prefix and the executor's scope (run, user, or global). Redis being down or slow never reaches
@@ -161,7 +170,10 @@ export class RedisResultStore implements ToolResultStore {
         await new Promise((resolve) => setTimeout(resolve, Math.min(lease.leasePollMs, remainingMs)));
         const entry = await this.getAs("claim", key);
         if (entry !== undefined) return entry;
-        const held = await this.run("claim", key, () => sendCommand(this.client, "EXISTS", [leaseKey]));
+        // A lease is bounded by this reader's own leaseMs: one without a TTL (or a longer one),
+        // which no conforming writer sets, is cut back to leaseMs, so a planted lease cannot make
+        // every miss wait for ever (the wait itself never exceeds leaseWaitMs).
+        const held = await this.run("claim", key, () => sendCommand(this.client, "EVAL", [HELD_LEASE, 1, leaseKey, Math.ceil(lease.leaseMs)]));
         if (Number(held) === 0) break;
       }
     }

@@ -25,3 +25,4 @@ export {
   type ScriptedReply,
 } from "./chat-models";
 export { freePort, postgresBinDirs, startPostgres, startRedis, type TestPostgres, type TestRedis } from "./services";
+export { SECRET_SHAPES, leakedFragments, secretTail, type SecretShape } from "./secret-shapes";

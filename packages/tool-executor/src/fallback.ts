@@ -1,3 +1,4 @@
+import { redactError } from "@reins/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { ToolExecutorOptionsError } from "./errors";
 import type { CallResult, ExecutorContext, ToolState } from "./executor-context";
@@ -13,8 +14,14 @@ import type { ResolvedToolPolicy } from "./tool-policy";
  * error redacted (`secretRedaction`; a `secret_redaction` event says what), and the typed error.
  */
 export function failureResult(executor: ExecutorContext, state: ToolState, error: Error, attempts: number, runId: string | undefined): CallResult {
-  const preview = failureObservation(state.name, error, attempts, state.policy.circuitBreaker?.halfOpenAfterMs ?? 0);
-  const { value: observation, kinds } = executor.options.secretRedactor.redactText(preview);
+  // The error is redacted before the preview folds its lines, so a secret wrapped over lines (a JWT, a PEM block) is still seen whole.
+  const redactor = executor.options.secretRedactor;
+  const redactedError = redactError(error, redactor);
+  const preview = failureObservation(state.name, redactedError.value, attempts, state.policy.circuitBreaker?.halfOpenAfterMs ?? 0);
+  const redactedPreview = redactor.redactText(preview);
+  const observation = redactedPreview.value;
+  // Counted once per secret of the quoted message (the error's stack and fields repeat it).
+  const kinds = [...redactor.redactText(error.message).kinds, ...redactedPreview.kinds];
   if (kinds.length > 0) executor.emit({ type: "secret_redaction", surface: "preview", kinds, ...(runId !== undefined ? { runId } : {}) });
   return { observation, outcome: outcomeOf(error), error };
 }

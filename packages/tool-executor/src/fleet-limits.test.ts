@@ -2,6 +2,7 @@ import { DynamicTool } from "@langchain/core/tools";
 import type { ReinsEvent, ToolCallEvent } from "@reins/core";
 import { RateLimiterMemory } from "rate-limiter-flexible";
 import { parseRetryAfter, retryAfterMsOf, ToolExecutor, ToolExecutorOptionsError, type ToolResultStore, type CachedToolResult } from "./index";
+import { cacheSlotOf } from "./result-cache";
 
 /** An error shaped like a fetch/axios failure with a `Retry-After`. */
 function overloaded(status: number, retryAfter: string, where: "headers" | "response" | "Headers" = "headers"): Error {
@@ -261,12 +262,14 @@ describe("single-flight", () => {
   it("uses the store's claim to wait for another process's entry, and releases its own lease", async () => {
     const released: string[] = [];
     let calls = 0;
+    const slotOf = (toolInput: string) => cacheSlotOf({ ttlMs: 60_000, scope: "global", maxEntries: 100 } as never, { toolName: "lookup", toolInput, runId: undefined, sourceText: undefined } as never) as { key: string; keyCheck: string };
+    const first = slotOf("first");
     const entries = new Map<string, CachedToolResult>();
     const store: ToolResultStore = {
       get: (key) => entries.get(key),
       set: (key, entry) => void entries.set(key, entry),
       // The first claim is "another process held the lease and stored this"; later ones take the lease.
-      claim: async (key) => (key.includes("first") ? { value: "from another process", storedAtMs: Date.now() } : undefined),
+      claim: async (key) => (key === first.key ? { value: "from another process", storedAtMs: Date.now(), keyCheck: first.keyCheck } : undefined),
       release: (key) => void released.push(key),
     };
     const counting = new DynamicTool({ name: "lookup", description: "lookup", func: async () => String((calls += 1)) });
@@ -274,6 +277,6 @@ describe("single-flight", () => {
     expect(await wrapped.invoke("first")).toBe("from another process");
     expect(calls).toBe(0);
     expect(await wrapped.invoke("second")).toBe("1");
-    expect(released).toEqual([JSON.stringify(["global", "lookup", 's"second"'])]);
+    expect(released).toEqual([slotOf("second").key]);
   });
 });

@@ -24,9 +24,23 @@ describe("ToolExecutor", () => {
       expect(observation).toContain("https://[redacted url_credentials]api.internal.example");
       const redaction = events.find((event) => event.type === "secret_redaction");
       expect(redaction).toMatchObject({ surface: "preview", kinds: ["openai_api_key", "url_credentials"] });
-      // The operator's typed error keeps the message as thrown.
+      // The operator's typed error reaches every listener redacted too (message and stack), and is still the same class.
       const call = events.find((event) => event.type === "tool_call") as { error?: Error } | undefined;
-      expect(call?.error?.message).toContain(OPENAI_KEY);
+      expect(call?.error).toBeInstanceOf(Error);
+      expect(call?.error?.message).not.toContain(OPENAI_KEY);
+      expect(call?.error?.stack ?? "").not.toContain(OPENAI_KEY);
+      expect(events).toContainEqual(expect.objectContaining({ type: "secret_redaction", surface: "event" }));
+    });
+
+    it("redacts it from every logger line (message and fields)", async () => {
+      const lines: unknown[] = [];
+      const logger = { warn: (...args: unknown[]) => lines.push(args), error: (...args: unknown[]) => lines.push(args) };
+      const [wrapped] = new ToolExecutor({ logger, defaults: { retry: false } }).wrap([failingTool(`invalid key ${OPENAI_KEY}`)]);
+      await wrapped.invoke("x");
+      expect(lines.length).toBeGreaterThan(0);
+      const seen = lines.map((line) => JSON.stringify(line, (_key, value: unknown) => (value instanceof Error ? { message: value.message, stack: value.stack } : value))).join("\n");
+      expect(seen).not.toContain(OPENAI_KEY);
+      expect(seen).toContain("[redacted openai_api_key]");
     });
 
     it("quotes it verbatim with secretRedaction: false, with no event", async () => {
@@ -39,6 +53,30 @@ describe("ToolExecutor", () => {
     it("redacts added patterns too", async () => {
       const [wrapped] = new ToolExecutor({ secretRedaction: { patterns: [{ kind: "acme_token", pattern: /acme_[0-9]{8}/g }] }, defaults: { retry: false } }).wrap([failingTool("bad token acme_12345678")]);
       expect(String(await wrapped.invoke("x"))).toContain("bad token [redacted acme_token]");
+    });
+  });
+
+  describe("when a tool's result quotes a secret", () => {
+    const leakyTool = (): DynamicTool => new DynamicTool({ name: "env", description: "reads the environment", func: async () => `OPENAI_API_KEY=${OPENAI_KEY}\nHOME=/home/app` });
+
+    it("passes it to the model by default (redactToolResults is off), while the events carry it redacted", async () => {
+      const events: ReinsEvent[] = [];
+      const [wrapped] = new ToolExecutor({ onEvent: (event) => events.push(event) }).wrap([leakyTool()]);
+      expect(String(await wrapped.invoke("x"))).toContain(OPENAI_KEY);
+      expect(JSON.stringify(events)).not.toContain(OPENAI_KEY);
+    });
+
+    it("redacts it from what the model reads with redactToolResults: true, counted as a preview redaction", async () => {
+      const events: ReinsEvent[] = [];
+      const [wrapped] = new ToolExecutor({ onEvent: (event) => events.push(event), redactToolResults: true }).wrap([leakyTool()]);
+      const observation = String(await wrapped.invoke("x"));
+      expect(observation).not.toContain(OPENAI_KEY);
+      expect(observation).toContain("HOME=/home/app");
+      expect(events).toContainEqual(expect.objectContaining({ type: "secret_redaction", surface: "preview" }));
+    });
+
+    it("rejects a redactToolResults that is not a boolean, naming the field", () => {
+      expect(() => new ToolExecutor({ redactToolResults: "yes" as never })).toThrow(expect.objectContaining({ field: "redactToolResults" }));
     });
   });
 

@@ -1,12 +1,19 @@
+import { createHash } from "node:crypto";
 import { exactInputKey } from "./cache-key";
 import { type CallResult, type ExecutorContext, type ToolState } from "./executor-context";
 import { toError } from "./normalize-error";
-import { isFreshCachedResult, type ToolResultStore } from "./result-store";
+import { isFreshCachedResult, type CachedToolResult, type ToolResultStore } from "./result-store";
 import type { CacheOptions, CacheScopeContext } from "./tool-policy";
 import { storeOperationFailed, storeOperationWorked } from "./store-outage";
 
-/** Where a call's cache entry lives, or why the call is not cached. */
-export type CacheSlot = { readonly key: string } | { readonly uncached: string };
+/**
+ * Where a call's cache entry lives, or why the call is not cached. `key` is what the store sees:
+ * `sha256:` and the SHA-256 (hex) of the scoped key, never the tool input itself (a store such as
+ * Redis keeps keys in plain sight: `KEYS`, `MONITOR`, slow logs). `keyCheck` is a second, independent
+ * digest of the same scoped key (SHA-512, base64url) stored inside the entry and compared on read,
+ * so two inputs whose SHA-256 collided could never be served each other's result.
+ */
+export type CacheSlot = { readonly key: string; readonly keyCheck: string } | { readonly uncached: string };
 
 /** What the cache needs to know about one call. */
 export interface CacheCallFacts extends CacheScopeContext {
@@ -35,12 +42,22 @@ export function cacheSlotOf(cache: Readonly<CacheOptions>, facts: CacheCallFacts
     scope = `scope:${given}`;
   }
   const inputKey = cache.key !== undefined ? `k${cache.key(facts.toolInput, { toolName: facts.toolName })}` : exactInputKey(facts.toolInput, facts.sourceText);
-  return { key: JSON.stringify([scope, facts.toolName, inputKey]) };
+  const scopedKey = JSON.stringify([scope, facts.toolName, inputKey]);
+  return {
+    key: `sha256:${createHash("sha256").update(scopedKey).digest("hex")}`,
+    keyCheck: createHash("sha512").update("reins-cache-key-check\0").update(scopedKey).digest("base64url"),
+  };
+}
+
+/** Whether a stored entry was written for this exact scoped key (see {@link CacheSlot}). */
+function isEntryOf(hit: CachedToolResult, entry: CallCacheEntry): boolean {
+  return (hit as { keyCheck?: unknown }).keyCheck === entry.keyCheck;
 }
 
 /** The cache entry of one call, found by {@link cacheEntryOf}. */
 export interface CallCacheEntry {
   readonly key: string;
+  readonly keyCheck: string;
   readonly store: ToolResultStore;
   readonly options: Readonly<CacheOptions>;
 }
@@ -59,7 +76,7 @@ export function cacheEntryOf(
   if (policy.cache === undefined || store === undefined) return undefined;
   try {
     const slot = cacheSlotOf(policy.cache, facts);
-    if ("key" in slot) return { key: slot.key, store, options: policy.cache };
+    if ("key" in slot) return { key: slot.key, keyCheck: slot.keyCheck, store, options: policy.cache };
     warnUncached(toolName, slot.uncached);
   } catch (keyError) {
     executor.log("warn", `cache.key or cache.scope threw for tool "${toolName}"; calling the tool without the cache.`, { toolName, error: toError(keyError) });
@@ -85,7 +102,7 @@ export async function readCache(
     storeOperationWorked(executor, entry.store, "result_store", toolName, runId);
     // The age is checked here by the reader's clock, so a store that keeps entries past their TTL
     // (or one stamped in the future) cannot serve them.
-    if (isFreshCachedResult(hit, executor.options.now(), entry.options.ttlMs)) {
+    if (isFreshCachedResult(hit, executor.options.now(), entry.options.ttlMs) && isEntryOf(hit, entry)) {
       return { observation: executor.format(hit.value, { toolName, toolInput, ...(runId !== undefined ? { runId } : {}) }), outcome: "cached", artifact: hit.value };
     }
   } catch (storeError) {
@@ -114,7 +131,7 @@ export async function writeCache(executor: ExecutorContext, entry: CallCacheEntr
   }
   if (!cacheable) return;
   try {
-    await entry.store.set(entry.key, { value, storedAtMs: executor.options.now() }, entry.options.ttlMs);
+    await entry.store.set(entry.key, { value, storedAtMs: executor.options.now(), keyCheck: entry.keyCheck }, entry.options.ttlMs);
     storeOperationWorked(executor, entry.store, "result_store", toolName, runId);
   } catch (storeError) {
     const error = toError(storeError);
@@ -136,7 +153,7 @@ export async function claimCache(executor: ExecutorContext, entry: CallCacheEntr
     const hit = await entry.store.claim(entry.key);
     storeOperationWorked(executor, entry.store, "result_store", toolName, runId);
     // The same freshness rule as readCache: the reader's clock, never a future stamp.
-    if (isFreshCachedResult(hit, executor.options.now(), entry.options.ttlMs)) {
+    if (isFreshCachedResult(hit, executor.options.now(), entry.options.ttlMs) && isEntryOf(hit, entry)) {
       return { observation: executor.format(hit.value, { toolName, toolInput, ...(runId !== undefined ? { runId } : {}) }), outcome: "cached", artifact: hit.value };
     }
   } catch (storeError) {

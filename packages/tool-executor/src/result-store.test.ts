@@ -58,10 +58,11 @@ describe("ToolExecutor", () => {
       const [wrapped] = new ToolExecutor({ now: () => clock, defaults: { cache: { ttlMs: 60_000, scope: "global", store } } }).wrap([counting.tool]);
       await wrapped.invoke("warm");
       const [key] = [...texts.keys()];
-      texts.set(key as string, JSON.stringify({ value: "stale from the future", storedAtMs: clock + 365 * 86_400_000 }));
+      const { keyCheck } = JSON.parse(texts.get(key as string) as string) as { keyCheck: string };
+      texts.set(key as string, JSON.stringify({ value: "stale from the future", storedAtMs: clock + 365 * 86_400_000, keyCheck }));
       await expect(wrapped.invoke("warm")).resolves.toBe("r:warm");
       expect(counting.calls).toEqual(["warm", "warm"]);
-      expect(JSON.parse(texts.get(key as string) as string)).toEqual({ value: "r:warm", storedAtMs: clock });
+      expect(JSON.parse(texts.get(key as string) as string)).toEqual({ value: "r:warm", storedAtMs: clock, keyCheck });
       await expect(wrapped.invoke("warm")).resolves.toBe("r:warm");
       expect(counting.calls).toEqual(["warm", "warm"]);
     });

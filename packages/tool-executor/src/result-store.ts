@@ -8,6 +8,12 @@ export interface CachedToolResult {
   readonly value: unknown;
   /** When it was stored, in epoch milliseconds of the executor's clock. */
   readonly storedAtMs: number;
+  /**
+   * A digest of the full scoped key the entry was written for (the store's key is only its
+   * SHA-256): a reader serves the entry only when it matches its own, so a hash collision, or an
+   * entry copied under another key, is a miss. Written by the ToolExecutor; a store keeps it as is.
+   */
+  readonly keyCheck?: string;
 }
 
 /**

@@ -95,6 +95,16 @@ export interface ToolExecutorOptions {
    * @default {} (the default patterns, on)
    */
   secretRedaction?: SecretRedactionOptions | false;
+  /**
+   * Also redact secrets (with `secretRedaction`'s patterns) in successful tool results before the
+   * model reads them, each counted as a `secret_redaction` event (`surface: "preview"`). Off by
+   * default: the model may need the value it asked for (a token it must pass on), and events, logs,
+   * spans and the audit trail are redacted either way. Turn it on when a tool can return
+   * credentials the model must never see (an environment dump, a config file). `createReactAgent`
+   * and `createReinsMiddleware` take it in their `toolExecutor` options.
+   * @default false
+   */
+  redactToolResults?: boolean;
 }
 
 /** `ToolExecutorOptions` with defaults applied and every policy validated. */
@@ -111,6 +121,7 @@ export interface ResolvedToolExecutorOptions {
   readonly maxTrackedRuns: number;
   readonly labels: ReActLabelSet;
   readonly secretRedactor: SecretRedactor;
+  readonly redactToolResults: boolean;
 }
 
 /** Defaults of {@link ToolExecutorOptions}. */
@@ -139,6 +150,7 @@ const OPTION_KEYS = [
   "maxTrackedRuns",
   "labels",
   "secretRedaction",
+  "redactToolResults",
 ];
 
 /**
@@ -187,6 +199,9 @@ export function resolveToolExecutorOptions(options: ToolExecutorOptions = {}): R
   if (!Number.isInteger(maxTrackedRuns) || maxTrackedRuns < 1) {
     throw new ToolExecutorOptionsError({ field: "maxTrackedRuns", value: maxTrackedRuns, reason: "must be an integer >= 1" });
   }
+  if (options.redactToolResults !== undefined && typeof options.redactToolResults !== "boolean") {
+    throw new ToolExecutorOptionsError({ field: "redactToolResults", value: options.redactToolResults, reason: "must be a boolean" });
+  }
   let secretRedactor: SecretRedactor;
   try {
     secretRedactor = createSecretRedactor(options.secretRedaction ?? {});
@@ -206,5 +221,6 @@ export function resolveToolExecutorOptions(options: ToolExecutorOptions = {}): R
     maxTrackedRuns,
     labels: options.labels ?? DEFAULT_REACT_LABELS,
     secretRedactor,
+    redactToolResults: options.redactToolResults ?? false,
   });
 }

@@ -1,7 +1,7 @@
 import type { CallbackManagerForToolRun } from "@langchain/core/callbacks/manager";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface, ToolInterface } from "@langchain/core/tools";
-import { emitEvent, isRecord, recordRunCall, wantsContent, type CircuitState, type ReinsEvent } from "@reins/core";
+import { emitEvent, isRecord, recordRunCall, redactRecord, wantsContent, type CircuitState, type ReinsEvent } from "@reins/core";
 import { directFuncOf } from "./call-original";
 import { checkCallCap, checkIdempotency, gateSideEffectCall, withIdempotencyClaim } from "./call-guards";
 import { createAttemptTimeout, createToolBreaker, createToolBulkhead, toCircuitState } from "./cockatiel-policies";
@@ -311,8 +311,19 @@ export class ToolExecutor {
       : joined;
   }
 
-  /** A successful result as observation text: `formatObservation`, guarded (blank or throwing → the default). */
+  /**
+   * A successful result as observation text: `formatObservation`, guarded (blank or throwing → the
+   * default), then with secrets redacted when `redactToolResults` is on.
+   */
   private format(value: unknown, context: { toolName: string; toolInput: unknown; runId?: string }): string {
+    const text = this.formatUnredacted(value, context);
+    if (!this.options.redactToolResults) return text;
+    const { value: redacted, kinds } = this.options.secretRedactor.redactText(text);
+    if (kinds.length > 0) this.emit({ type: "secret_redaction", surface: "preview", kinds, ...(context.runId !== undefined ? { runId: context.runId } : {}) });
+    return redacted;
+  }
+
+  private formatUnredacted(value: unknown, context: { toolName: string; toolInput: unknown; runId?: string }): string {
     const formatter = this.options.formatObservation;
     if (formatter === defaultFormatObservation) return defaultFormatObservation(value, context);
     try {
@@ -357,20 +368,35 @@ export class ToolExecutor {
     );
   }
 
-  /** Sends an event to `metrics` and `onEvent`; a recorder that throws is logged, never rethrown. */
+  /**
+   * Sends an event to `metrics` and `onEvent`, redacted by `secretRedaction` first (see core's
+   * `emitEvent`); a recorder that throws is logged, never rethrown.
+   */
   private emit(event: ReinsEvent): void {
-    emitEvent(event, [this.options.metrics, this.options.onEvent], (error) =>
-      this.log("warn", "An event recorder or listener threw; the event was dropped for it.", { error: toError(error), eventType: event.type }),
+    emitEvent(
+      event,
+      [this.options.metrics, this.options.onEvent],
+      (error) => this.log("warn", "An event recorder or listener threw; the event was dropped for it.", { error: toError(error), eventType: event.type }),
+      this.options.secretRedactor,
     );
   }
 
-  /** Logs through `logger`; a logger that throws is ignored. */
+  /**
+   * Logs through `logger`, the message and fields (errors included: message, stack, `cause`)
+   * redacted by `secretRedaction` first, counted as a `secret_redaction` event (`surface: "log"`);
+   * a logger that throws is ignored.
+   */
   private log(level: keyof ToolExecutorLogger, message: string, fields?: Record<string, unknown>): void {
+    const redactor = this.options.secretRedactor;
+    const text = redactor.redactText(message);
+    const record = fields === undefined ? { value: undefined, kinds: [] } : redactRecord(fields, redactor);
     try {
-      this.options.logger[level]?.(message, fields);
+      this.options.logger[level]?.(text.value, record.value);
     } catch {
       // A broken logger must never break a tool call.
     }
+    const kinds = [...text.kinds, ...record.kinds];
+    if (kinds.length > 0) emitEvent({ type: "secret_redaction", surface: "log", kinds }, [this.options.metrics, this.options.onEvent]);
   }
 }
 
