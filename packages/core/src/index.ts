@@ -22,6 +22,7 @@ export {
   type ReinsEventRecorder,
   type RunEndEvent,
   type RunStartEvent,
+  type RunStateEvent,
   type RunStatus,
   type StepDurationEvent,
   type StepEvent,
@@ -128,6 +129,15 @@ export {
   type ControlTokenSpan,
 } from "./written-call-shapes";
 export { combineRecorders } from "./combine-recorders";
+export {
+  createStateSigner,
+  MIN_STATE_KEY_CHARS,
+  resolveStateKeys,
+  STATE_KEY_ENV,
+  StateKeyError,
+  type StateKeyErrorOptions,
+  type StateSigner,
+} from "./state-signature";
 export {
   ReinsError,
   brandReinsError,
