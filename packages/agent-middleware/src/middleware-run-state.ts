@@ -12,6 +12,8 @@ export interface RunSlot {
   lastDecisionAtMs: number;
   /** The graph invocation this process is running the run in. */
   invocation: Invocation;
+  /** Why the run's saved state was refused (set once; the run stops at its next hook). */
+  tampered?: string;
 }
 
 // One reading of a message's text, kept in the lower file (run-record.ts) and shared from here.

@@ -13,6 +13,9 @@ import { z } from "zod/v4";
  * the same checkpoint holds. The record keeps what the messages do not say.
  */
 
+/** Tool names createAgent gives its structured-output tools (`responseFormat`): answered by the agent itself. */
+export const STRUCTURED_OUTPUT_PREFIX = "extract-";
+
 /** Key of the character offset where the loop notes start in a `ToolMessage`'s content (`metadata`). */
 export const NOTES_AT_METADATA_KEY = "reinsNotesAt";
 
@@ -38,6 +41,23 @@ export const pendingNoteSchema = z.object({
   forToolCallId: z.string().optional(),
 });
 
+/**
+ * One tool call of the run (every call of every model reply, run or refused), with the outcome of
+ * its `ToolMessage` once the record has seen it. The record keeps these so that call caps survive
+ * messages removed from the thread, and so that a saved outcome stripped or changed afterwards is
+ * noticed (see `state-guard.ts`).
+ */
+export const runCallSchema = z.object({
+  /** The `tool_call.id`. */
+  id: z.string(),
+  tool: z.string(),
+  /**
+   * The typed outcome of its `ToolMessage`, once seen; `external` for an answer Reins did not write
+   * (another middleware's, e.g. a human-in-the-loop rejection).
+   */
+  outcome: z.string().optional(),
+});
+
 /** The run record (`state.reinsRun`). Times are epoch milliseconds; durations milliseconds. */
 export const reinsRunSchema = z.object({
   /** The run's id (the `runId` of its events and audit records). */
@@ -58,12 +78,21 @@ export const reinsRunSchema = z.object({
   notedBudgets: z.array(z.string()),
   steps: z.array(runStepSchema),
   notes: z.array(pendingNoteSchema),
+  /** The run's tool calls, in call order (records saved before this field have none: rebuilt from the messages). */
+  calls: z.array(runCallSchema).optional(),
   /** The stop decision, once made (never withdrawn). */
   stop: z.object({ reason: z.enum(STOP_REASONS as unknown as [StopReason, ...StopReason[]]), message: z.string() }).optional(),
+  /**
+   * HMAC-SHA256 of every other field of the record (canonical serialisation), when a state key is
+   * set (`stateKey` / `REINS_STATE_KEY`): a record whose signature does not verify is refused.
+   */
+  signature: z.string().optional(),
 });
 
 /** The run record kept in graph state. */
 export type ReinsRunRecord = z.infer<typeof reinsRunSchema>;
+/** One call of {@link ReinsRunRecord}. */
+export type RunCall = z.infer<typeof runCallSchema>;
 /** One step of {@link ReinsRunRecord}. */
 export type RunStep = z.infer<typeof runStepSchema>;
 
@@ -89,6 +118,7 @@ export function newRunRecord(runId: string, messages: readonly BaseMessage[], no
     notedBudgets: [],
     steps: [],
     notes: [],
+    calls: [],
   };
 }
 
