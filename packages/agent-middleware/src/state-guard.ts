@@ -216,13 +216,13 @@ export class StateGuard {
 
   /**
    * Calls per tool that count against `maxCallsPerRun`, from the record's calls: a typed outcome
-   * that passed the cap and, with a key, an answer Reins did not sign (on the safe side: it may
-   * have run with its outcome stripped before the record saw it).
+   * that passed the cap, and an answer Reins did not write (on the safe side: a thread saved
+   * before Reins, or an outcome stripped before the record saw it; the tool may have run).
    */
   callCounts(record: ReinsRunRecord): Map<string, number> {
     const counts = new Map<string, number>();
     for (const call of record.calls ?? []) {
-      const counted = call.outcome === EXTERNAL_OUTCOME ? this.signing : call.outcome !== undefined && countsAgainstCallCap(call.outcome as ToolCallOutcome);
+      const counted = call.outcome === EXTERNAL_OUTCOME || (call.outcome !== undefined && countsAgainstCallCap(call.outcome as ToolCallOutcome));
       if (counted) counts.set(call.tool, (counts.get(call.tool) ?? 0) + 1);
     }
     return counts;
