@@ -20,6 +20,12 @@ import { createReinsMiddleware, ReinsMiddlewareOptionsError } from "./index";
 
 const KEY = "k".repeat(40);
 const NEW_KEY = "n".repeat(40);
+/** The agent's LangGraph state API (getState, getStateHistory). */
+interface StateApi {
+  getState(config: object): Promise<{ values: Record<string, unknown> }>;
+  getStateHistory(config: object): AsyncIterable<{ values: Record<string, unknown> }>;
+}
+const stateApi = (agent: unknown): StateApi => agent as StateApi;
 const APPROVE = () => new Command({ resume: { decisions: [{ type: "approve" }] } });
 
 let directory: string;
@@ -70,7 +76,7 @@ describe("createReinsMiddleware with a stateKey", () => {
   describe("a Command({ resume, update }) that resets the record", () => {
     it("is refused: stops with state_tampered, no further execution", async () => {
       const run = await pausedRun(KEY, "command-reset");
-      const state = await run.agent.getState(run.config);
+      const state = await stateApi(run.agent).getState(run.config);
       const reset = { ...(state.values.reinsRun as Record<string, unknown>), modelCalls: 0, steps: [], calls: [] };
       const result = await run.agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] }, update: { reinsRun: reset } }), run.config);
       expect(result.stopReason).toBe("state_tampered");
@@ -81,7 +87,7 @@ describe("createReinsMiddleware with a stateKey", () => {
     it("is refused when the update replaces the record with the run's own older signed record", async () => {
       const run = await pausedRun(KEY, "command-rollback");
       const history = [];
-      for await (const snapshot of run.agent.getStateHistory(run.config)) history.push(snapshot);
+      for await (const snapshot of stateApi(run.agent).getStateHistory(run.config)) history.push(snapshot);
       const older = history.map((snapshot) => snapshot.values.reinsRun as { modelCalls: number } | undefined).find((record) => record !== undefined && record.modelCalls === 1);
       expect(older).toBeDefined();
       const result = await run.agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] }, update: { reinsRun: older } }), run.config);
