@@ -178,7 +178,7 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
   const runs = new MiddlewareRunContexts(runContext, maxActiveRuns, now);
   if (audit !== undefined) audit.emit = emit;
 
-  type RunState = { messages: BaseMessage[]; reinsRun?: ReinsRunRecord; stopReason?: StopReason };
+  type RunState = { messages: BaseMessage[]; reinsRun?: ReinsRunRecord; reinsRunId?: string; stopReason?: StopReason };
   type AdoptedRun = LiveRun & { record: ReinsRunRecord; tampered?: string };
 
   const warnUnsigned = (): void => {
@@ -198,7 +198,7 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
    * verify, or was removed while what Reins signed stayed, comes back with `tampered` set.
    */
   const runOf = (state: unknown): AdoptedRun | undefined => {
-    const { reinsRun: saved, messages = [] } = (state ?? {}) as Partial<RunState>;
+    const { reinsRun: saved, reinsRunId: stateRunId, messages = [] } = (state ?? {}) as Partial<RunState>;
     let record = saved;
     let tampered: string | undefined;
     let rebuilt = false;
@@ -209,6 +209,8 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
       record = legacyRunRecord(legacyRunIdOf(threadIdOf(), messages), messages, now(), loopOptions?.ignoreTools ?? []);
     } else {
       tampered = guard.tamperedReason(record, messages);
+      // The run id the state reports is the signed record's (Reins writes both together).
+      if (tampered === undefined && guard.signing && stateRunId !== undefined && stateRunId !== record.runId) tampered = STATE_MESSAGES.runIdChanged;
     }
     const checked = guard.absorb(record, messages);
     const live = runs.adopt(checked, () => guard.callCounts(checked));
@@ -330,9 +332,14 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
     beforeAgent: {
       canJumpTo: ["end"],
       hook: (state) => {
-        // With a key, Reins' state on the thread must be Reins' own: a record set by the input, or changed in the store, is refused.
-        const previous = (state as Partial<RunState>).reinsRun;
-        const forged = guard.signing && previous !== undefined && !guard.recordVerified(previous);
+        // Reins' state on the thread must be Reins' own. A thread that never had a model reply has no
+        // earlier run: Reins' keys there come from the input. With a key, a record that does not
+        // verify (or an unsigned one where Reins signed messages) was set by the input or changed in the store.
+        const { reinsRun: previous, reinsRunId: previousRunId, stopReason: previousStop } = state as Partial<RunState>;
+        const firstRun = !state.messages.some((message) => AIMessage.isInstance(message));
+        const forged =
+          (firstRun && (previous !== undefined || previousRunId !== undefined || previousStop !== undefined)) ||
+          (guard.signing && previous !== undefined && (previous.signature !== undefined ? !guard.recordVerified(previous) : guard.hasSignedMarks(state.messages)));
         const reinsRun = startRun(state.messages);
         if (forged) {
           const run = runs.adopt(reinsRun, () => new Map());
@@ -430,7 +437,7 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
       const stateMessages = (request.state as { messages?: BaseMessage[] }).messages ?? [];
       const runId = run?.record.runId;
       // A call in no reply Reins signed (added to a saved reply) never runs; the run stops at its next model turn.
-      const callStatus = run === undefined ? "unchecked" : guard.callStatus(request.toolCall, stateMessages);
+      const callStatus = run === undefined ? "unchecked" : guard.callStatus(request.toolCall, stateMessages, run.record.runId);
       if (run !== undefined && (run.tampered !== undefined || callStatus === "unsigned")) {
         const reason = run.tampered ?? STATE_MESSAGES.callAdded(request.toolCall.id);
         if (run.slot.tampered === undefined) emit({ type: "run_state", runId: run.record.runId, verdict: "tampered", reason });

@@ -24,7 +24,8 @@ export const STATE_MESSAGES = Object.freeze({
   stateTampered: (reason: string): string => `The run's saved state was refused: ${reason}.`,
   recordRemoved: "the run record was removed from a thread whose messages carry Reins signatures",
   recordUnsigned: "the run record carries no signature in a thread whose messages carry Reins signatures",
-  inputRecord: "the thread's run record does not verify (set by the run's input or a state update, or changed in the store)",
+  inputRecord: "Reins' state keys (reinsRun, reinsRunId, stopReason) were set by the run's input, or the thread's run record does not verify (set by a state update, or changed in the store)",
+  runIdChanged: "the state's reinsRunId is not the signed record's run id (set by a state update, or changed in the store)",
   callAdded: (toolCallId: string | undefined): string => `tool call ${toolCallId ?? "(no id)"} is in no model reply Reins signed (added to a saved reply)`,
   legacyAdopted: (modelCalls: number, toolCalls: number): string =>
     `a thread saved without a Reins run record was adopted with counts rebuilt from its messages (${modelCalls} model calls, ${toolCalls} tool calls against caps)`,

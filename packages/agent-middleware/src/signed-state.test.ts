@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { tool } from "@langchain/core/tools";
 import { Command, MemorySaver } from "@langchain/langgraph";
@@ -109,6 +109,44 @@ describe("createReinsMiddleware with a stateKey", () => {
     });
   });
 
+  describe("a Command({ resume, update }) that sets reinsRunId", () => {
+    it("is refused: the run id the state reports is the signed record's", async () => {
+      const run = await pausedRun(KEY, "command-run-id");
+      const result = await run.agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] }, update: { reinsRunId: "not-issued-by-reins" } }), run.config);
+      expect(result.stopReason).toBe("state_tampered");
+      expect(result.reinsRunId).toBe(result.reinsRun?.runId);
+      expect(result.reinsRunId).not.toBe("not-issued-by-reins");
+      expect(ledgerOf(run.ledgerPath)).toEqual([1, 2]);
+    });
+  });
+
+  describe("a run whose input message was trimmed away (as summarization does)", () => {
+    it("is not refused for the earlier runs' signed replies it now sees, and keeps its own call cap", async () => {
+      const checkpointer = new MemorySaver();
+      const ledgerPath = path.join(directory, "ledger.txt");
+      const config = { configurable: { thread_id: "trimmed" } };
+      const { agent } = buildDurableAgent({ checkpointer, ledgerPath, approval: true, stateKey: KEY, maxCallsPerRun: 2 });
+      // Run 1: two approvals, then the cap refuses the third charge; it ends at its step budget.
+      let result = await agent.invoke({ messages: [new HumanMessage("First order.")] }, config);
+      for (let resumes = 0; result.stopReason === undefined && resumes < 20; resumes += 1) result = await agent.invoke(APPROVE(), config);
+      expect(result.stopReason).toBe("max_steps");
+      expect(ledgerOf(ledgerPath)).toHaveLength(2);
+      // Run 2 pauses at its first charge; its input message is then removed from the saved thread.
+      result = await agent.invoke({ messages: [new HumanMessage("Second order.")] }, config);
+      expect(result.__interrupt__).toBeDefined();
+      await tamperCheckpoint(checkpointer, "trimmed", (values) => {
+        values.messages = (values.messages as BaseMessage[]).filter((message) => !(HumanMessage.isInstance(message) && message.content === "Second order."));
+      });
+      for (let resumes = 0; resumes < 20; resumes += 1) {
+        result = await buildDurableAgent({ checkpointer, ledgerPath, approval: true, stateKey: KEY, maxCallsPerRun: 2 }).agent.invoke(APPROVE(), config);
+        if (result.stopReason !== undefined) break;
+      }
+      expect(result.stopReason).toBe("max_steps");
+      // Run 2's own cap of 2: two more executions, not zero (run 1's calls are not counted) and not more.
+      expect(ledgerOf(ledgerPath)).toHaveLength(4);
+    });
+  });
+
   describe("keys", () => {
     it("rotates: a run signed with the old key resumes under [new, old], and is refused under [new] alone", async () => {
       const run = await pausedRun(KEY, "rotation");
@@ -197,6 +235,15 @@ describe("createReinsMiddleware on a thread saved before Reins (no run record)",
 });
 
 describe("createReinsMiddleware without a stateKey", () => {
+  it("refuses a first run whose input sets Reins' state keys (reinsRunId, stopReason)", async () => {
+    const model = fakeModel().respond(new AIMessage("Never asked."));
+    const agent = createAgent({ model, tools: [], middleware: [createReinsMiddleware()], checkpointer: new MemorySaver() });
+    const result = await agent.invoke({ messages: [new HumanMessage("Hi")], reinsRunId: "chosen-by-caller", stopReason: "final_answer" } as never, { configurable: { thread_id: "input-keys" } });
+    expect(result.stopReason).toBe("state_tampered");
+    expect(result.reinsRunId).not.toBe("chosen-by-caller");
+    expect(result.reinsRunId).toBe(result.reinsRun?.runId);
+  });
+
   it("warns once through the logger that resumed protections are only as strong as the store", async () => {
     const previous = process.env.REINS_STATE_KEY;
     delete process.env.REINS_STATE_KEY;

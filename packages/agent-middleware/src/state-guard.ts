@@ -109,16 +109,18 @@ export class StateGuard {
   /**
    * Whether a tool call about to run is the one the model made: `signed` (as signed), `edited` (its
    * id was signed, its name or arguments changed since, e.g. by a human-in-the-loop edit),
-   * `unsigned` (not in any signed reply), `unchecked` without a key.
+   * `unsigned` (not in a reply signed for `runId`: added, or replayed from another run),
+   * `unchecked` without a key.
    */
-  callStatus(call: ToolCallLike, messages: readonly BaseMessage[]): "signed" | "edited" | "unsigned" | "unchecked" {
+  callStatus(call: ToolCallLike, messages: readonly BaseMessage[], runId?: string): "signed" | "edited" | "unsigned" | "unchecked" {
     if (this.signer === undefined) return "unchecked";
     for (let index = messages.length - 1; index >= 0; index -= 1) {
       const message = messages[index];
       if (!AIMessage.isInstance(message)) continue;
       const position = (message.tool_calls ?? []).findIndex((each) => each.id === call.id);
       if (position < 0) continue;
-      const digest = this.replyCallsOf(message)?.calls[callKeyOf(call, position)];
+      const signed = this.replyCallsOf(message);
+      const digest = runId !== undefined && signed?.runId !== runId ? undefined : signed?.calls[callKeyOf(call, position)];
       if (digest === undefined) return "unsigned";
       return digest === callDigestOf(call.name, call.args) ? "signed" : "edited";
     }
@@ -163,7 +165,9 @@ export class StateGuard {
         const calls = repliedCallsOf(message);
         if (calls.length === 0) continue;
         const signed = this.replyCallsOf(message);
-        if (signed === undefined || signed.runId !== record.runId) return "a saved model reply's tool calls carry no valid signature of this run (the reply was added or changed outside Reins)";
+        if (signed === undefined) return "a saved model reply's tool calls carry no valid signature (the reply was added or changed outside Reins)";
+        // An earlier run's reply (the run's input trimmed away, e.g. by summarization): checked in its own run; its calls never run in this one (callStatus).
+        if (signed.runId !== record.runId) continue;
         if (signed.modelCall > record.modelCalls) {
           return `the run record counts ${record.modelCalls} model calls but the saved messages hold model call ${signed.modelCall} (an older record restored, or its counts reset)`;
         }
@@ -175,7 +179,10 @@ export class StateGuard {
         const outcome = message.metadata?.[TOOL_OUTCOME_METADATA_KEY];
         const seen = known.get(message.tool_call_id)?.outcome;
         if (outcome !== undefined) {
-          if (this.outcomeRunOf(message) !== record.runId) return `the outcome saved with the result of tool call ${message.tool_call_id} does not verify (changed, or copied from another call or run)`;
+          const outcomeRun = this.outcomeRunOf(message);
+          if (outcomeRun === undefined || (known.has(message.tool_call_id) && outcomeRun !== record.runId)) {
+            return `the outcome saved with the result of tool call ${message.tool_call_id} does not verify (changed, or copied from another call or run)`;
+          }
           if (seen !== undefined && seen !== outcome) return `the outcome of tool call ${message.tool_call_id} differs from the one the run record saw`;
         } else if (seen !== undefined && seen !== EXTERNAL_OUTCOME) {
           return `the outcome of tool call ${message.tool_call_id} was removed from its saved result`;
@@ -196,6 +203,9 @@ export class StateGuard {
     let changed = record.calls === undefined;
     for (const message of runMessagesOf(record, messages)) {
       if (AIMessage.isInstance(message)) {
+        // With a key, only this run's replies (an earlier run's are there when the run's input was trimmed away).
+        const signedRun = this.signing ? this.replyCallsOf(message)?.runId : undefined;
+        if (signedRun !== undefined && signedRun !== record.runId) continue;
         for (const call of repliedCallsOf(message)) {
           if (call.id === undefined || index.has(call.id)) continue;
           index.set(call.id, calls.length);
