@@ -210,6 +210,34 @@ describe("createReinsMiddleware with a stateKey", () => {
   });
 });
 
+describe("createReinsMiddleware with a stateKey, a paused call edited with the token read from the checkpoint", () => {
+  it("runs, but never as confirmed: the side-effect tool gives it a dry run", async () => {
+    const checkpointer = new MemorySaver();
+    const ledger: number[] = [];
+    const pay = tool(async ({ amount }: { amount: number }) => (ledger.push(amount), `Paid ${amount}.`), { name: "pay", description: "Pay", schema: z.object({ amount: z.number() }) });
+    const lookup = tool(async ({ query }: { query: string }) => `Facts about ${query}.`, { name: "lookup", description: "Look up", schema: z.object({ query: z.string() }) });
+    const model = fakeModel()
+      .respondWithTools([{ name: "pay", args: { amount: 500 }, id: "dry" }])
+      .respondWithTools([{ name: "lookup", args: { query: "refund policy" }, id: "ask" }])
+      .respond(new AIMessage("Done."));
+    const reins = createReinsMiddleware({ toolExecutor: { policies: { pay: { sideEffects: true } } }, stateKey: KEY });
+    const agent = createAgent({ model, tools: [pay, lookup], middleware: [reins, humanInTheLoopMiddleware({ interruptOn: { lookup: true } })], checkpointer });
+    const config = { configurable: { thread_id: "edited-call" } };
+    await agent.invoke({ messages: [new HumanMessage("Pay 500 if the policy allows.")] }, config);
+    await tamperCheckpoint(checkpointer, "edited-call", (values) => {
+      addConfirmedCall(values, "pay", { amount: 500 }, "unused");
+      const paused = [...(values.messages as BaseMessage[])].reverse().find((message): message is AIMessage => AIMessage.isInstance(message)) as AIMessage;
+      // The signed call "ask" becomes the confirmed payment (same id); the added call is dropped.
+      const confirmed = paused.tool_calls?.find((call) => call.id === "unused");
+      paused.tool_calls = [{ ...(confirmed as NonNullable<typeof confirmed>), id: "ask" }];
+    });
+    const result = await agent.invoke(APPROVE(), config);
+    expect(ledger).toEqual([]);
+    const answer = result.messages.find((message) => ToolMessage.isInstance(message) && message.tool_call_id === "ask") as ToolMessage | undefined;
+    expect(answer?.metadata?.reinsOutcome).toBe("dry_run");
+  });
+});
+
 describe("createReinsMiddleware on a thread saved before Reins (no run record)", () => {
   it("adopts it with counts rebuilt from its messages: the call cap and maxSteps still hold, and an event says so", async () => {
     const checkpointer = new MemorySaver();
