@@ -97,9 +97,14 @@ function threadIdOf(): string | undefined {
  * - State: the run record `reinsRun` (see `run-record.ts`) is in the agent's state, so the
  *   checkpointer saves it with the run. A new input on a thread starts a new run;
  *   `Command({ resume })` and `invoke(null)` continue it, in any process: loop detection, call
- *   caps (`RunContext.resumedCallCounts` from the saved `ToolMessage`s' typed outcomes), budgets
+ *   caps (`RunContext.resumedCallCounts` from the record's calls and their typed outcomes), budgets
  *   and the stop go on from the record. LangGraph's `recursionLimit` is counted per invocation,
- *   and time paused at an interrupt is not run time.
+ *   and time paused at an interrupt is not run time. With `stateKey` (or `REINS_STATE_KEY`) the
+ *   record, each reply's calls and each outcome are signed (HMAC-SHA256), and a resumed run whose
+ *   signed state was changed or removed stops with `stopReason` `state_tampered` (see
+ *   `state-guard.ts`); a thread without a record is adopted with counts rebuilt from its
+ *   messages. Without a key, the middleware warns once that resumed protections are only as
+ *   strong as the checkpoint store's access control.
  * - Events and metrics: the ToolExecutor's, the cleaner's and the run's (`run_start`, `run_end`,
  *   `step`, `token_usage`, `loop_detection`) reach `metrics` and `onEvent`, the same catalog as
  *   the classic path.
@@ -109,8 +114,9 @@ function threadIdOf(): string | undefined {
  *
  * @param options - see {@link ReinsMiddlewareOptions}
  * @returns the middleware, for `createAgent({ middleware: [createReinsMiddleware()] })`
- * @throws {ReinsMiddlewareOptionsError} when an option is invalid (names the field); the pieces
- *   throw their own option errors for their options
+ * @throws {ReinsMiddlewareOptionsError} when an option is invalid (names the field; a state key
+ *   shorter than 32 characters names `stateKey` or `REINS_STATE_KEY`); the pieces throw their own
+ *   option errors for their options
  * @example
  * ```ts
  * import { createAgent } from "langchain";

@@ -1,5 +1,5 @@
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { countsAgainstCallCap, fingerprintObservation, outcomeFailed, STOP_REASONS, toolOutcomeOf, type StopReason, type ToolCallOutcome } from "@reins/core";
+import { fingerprintObservation, outcomeFailed, STOP_REASONS, toolOutcomeOf, type StopReason, type ToolCallOutcome } from "@reins/core";
 import { z } from "zod/v4";
 
 /**
@@ -166,18 +166,4 @@ export function toolResultsOf(messages: readonly BaseMessage[]): Map<string, Too
   const results = new Map<string, ToolMessage>();
   for (const message of messages) if (ToolMessage.isInstance(message)) results.set(message.tool_call_id, message);
   return results;
-}
-
-/**
- * Calls per tool name that count against `maxCallsPerRun`, from the run's saved `ToolMessage`s
- * (their typed outcomes): what a resumed run starts its call caps from.
- */
-export function callCountsOf(messages: readonly BaseMessage[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const message of messages) {
-    if (!ToolMessage.isInstance(message) || message.name === undefined) continue;
-    const outcome = toolOutcomeOf(message);
-    if (outcome !== undefined && countsAgainstCallCap(outcome)) counts.set(message.name, (counts.get(message.name) ?? 0) + 1);
-  }
-  return counts;
 }
