@@ -31,13 +31,15 @@ import {
 import { ObservationCleaner } from "@reins/observation-cleaner";
 import { ToolExecutor } from "@reins/tool-executor";
 import { ReinsMiddlewareOptionsError } from "./errors";
+import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import { recursionStop } from "./invocation";
 import { LoopEngine, notesFor, type TurnCall } from "./loop-engine";
 import { findingsOf, textOf } from "./middleware-run-state";
-import { checkReinsMiddlewareOptions, DEFAULT_REINS_MIDDLEWARE_OPTIONS, type ReinsMiddlewareOptions } from "./reins-middleware-options";
-import { MIDDLEWARE_MESSAGES } from "./messages";
+import { checkReinsMiddlewareOptions, DEFAULT_REINS_MIDDLEWARE_OPTIONS, resolveStateSigner, type ReinsMiddlewareLogger, type ReinsMiddlewareOptions } from "./reins-middleware-options";
+import { MIDDLEWARE_MESSAGES, STATE_MESSAGES } from "./messages";
 import { MiddlewareRunContexts, type LiveRun } from "./run-contexts";
-import { newRunRecord, NOTES_AT_METADATA_KEY, reinsRunSchema, runMessagesOf, type ReinsRunRecord } from "./run-record";
+import { newRunRecord, NOTES_AT_METADATA_KEY, reinsRunSchema, runMessagesOf, STRUCTURED_OUTPUT_PREFIX, type ReinsRunRecord } from "./run-record";
+import { legacyRunIdOf, legacyRunRecord, StateGuard, withoutConfirmation } from "./state-guard";
 import { correctionOf, rescueReply } from "./tool-call-rescue";
 import { readRequestProvenance, untrustedPiecesOf, withUntrustedCalls } from "./untrusted-provenance";
 import { answerOfMessages, auditWarning, MiddlewareAuditTrail, questionOfMessages } from "./middleware-audit";
@@ -60,8 +62,19 @@ export const reinsStateSchema = z.object({
 export type ReinsMiddleware = AgentMiddleware<typeof reinsStateSchema>;
 
 const MIDDLEWARE_NAME = "ReinsMiddleware";
-/** Tool names createAgent gives its structured-output tools (`responseFormat`). */
-const STRUCTURED_OUTPUT_PREFIX = "extract-";
+
+/** Loggers already told that resumed state is unsigned: once per logger (once per process for the default). */
+const warnedUnsignedState = new WeakSet<object>();
+
+/** The default logger: a process warning (`REINS_UNSIGNED_STATE`), as Node prints them. */
+const PROCESS_WARNING_LOGGER: ReinsMiddlewareLogger = Object.freeze({ warn: (message: string) => process.emitWarning(message, { code: "REINS_UNSIGNED_STATE" }) });
+
+/** The thread of the running graph invocation (`configurable.thread_id`), when there is one. */
+function threadIdOf(): string | undefined {
+  const config = AsyncLocalStorageProviderSingleton.getRunnableConfig() as { configurable?: { thread_id?: unknown } } | undefined;
+  const threadId = config?.configurable?.thread_id;
+  return typeof threadId === "string" || typeof threadId === "number" ? String(threadId) : undefined;
+}
 
 /**
  * Reins for LangChain v1 `createAgent`: the same pieces as `createReactAgent`, as one middleware.
@@ -85,9 +98,14 @@ const STRUCTURED_OUTPUT_PREFIX = "extract-";
  * - State: the run record `reinsRun` (see `run-record.ts`) is in the agent's state, so the
  *   checkpointer saves it with the run. A new input on a thread starts a new run;
  *   `Command({ resume })` and `invoke(null)` continue it, in any process: loop detection, call
- *   caps (`RunContext.resumedCallCounts` from the saved `ToolMessage`s' typed outcomes), budgets
+ *   caps (`RunContext.resumedCallCounts` from the record's calls and their typed outcomes), budgets
  *   and the stop go on from the record. LangGraph's `recursionLimit` is counted per invocation,
- *   and time paused at an interrupt is not run time.
+ *   and time paused at an interrupt is not run time. With `stateKey` (or `REINS_STATE_KEY`) the
+ *   record, each reply's calls and each outcome are signed (HMAC-SHA256), and a resumed run whose
+ *   signed state was changed or removed stops with `stopReason` `state_tampered` (see
+ *   `state-guard.ts`); a thread without a record is adopted with counts rebuilt from its
+ *   messages. Without a key, the middleware warns once that resumed protections are only as
+ *   strong as the checkpoint store's access control.
  * - Events and metrics: the ToolExecutor's, the cleaner's and the run's (`run_start`, `run_end`,
  *   `step`, `token_usage`, `loop_detection`) reach `metrics` and `onEvent`, the same catalog as
  *   the classic path.
@@ -97,8 +115,9 @@ const STRUCTURED_OUTPUT_PREFIX = "extract-";
  *
  * @param options - see {@link ReinsMiddlewareOptions}
  * @returns the middleware, for `createAgent({ middleware: [createReinsMiddleware()] })`
- * @throws {ReinsMiddlewareOptionsError} when an option is invalid (names the field); the pieces
- *   throw their own option errors for their options
+ * @throws {ReinsMiddlewareOptionsError} when an option is invalid (names the field; a state key
+ *   shorter than 32 characters names `stateKey` or `REINS_STATE_KEY`); the pieces throw their own
+ *   option errors for their options
  * @example
  * ```ts
  * import { createAgent } from "langchain";
@@ -114,6 +133,8 @@ const STRUCTURED_OUTPUT_PREFIX = "extract-";
  */
 export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): ReinsMiddleware {
   const maxActiveRuns = checkReinsMiddlewareOptions(options);
+  const guard = new StateGuard(resolveStateSigner(options));
+  const logger = options.logger ?? PROCESS_WARNING_LOGGER;
 
   const { metrics, loopFinish = {} } = options;
   const auditOptions = options.audit ?? (options.loopControl instanceof LoopControlHandler ? options.loopControl.options.audit : undefined);
@@ -164,12 +185,73 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
   const runs = new MiddlewareRunContexts(runContext, maxActiveRuns, now);
   if (audit !== undefined) audit.emit = emit;
 
-  type RunState = { messages: BaseMessage[]; reinsRun?: ReinsRunRecord; stopReason?: StopReason };
-  const runOf = (state: unknown): (LiveRun & { record: ReinsRunRecord }) | undefined => {
-    const { reinsRun: record, messages = [] } = (state ?? {}) as Partial<RunState>;
-    const live = runs.adopt(record, messages);
-    return live === undefined || record === undefined ? undefined : { ...live, record };
+  type RunState = { messages: BaseMessage[]; reinsRun?: ReinsRunRecord; reinsRunId?: string; stopReason?: StopReason };
+  type AdoptedRun = LiveRun & { record: ReinsRunRecord; tampered?: string };
+
+  const warnUnsigned = (): void => {
+    if (guard.signing || warnedUnsignedState.has(logger)) return;
+    warnedUnsignedState.add(logger);
+    try {
+      logger.warn(STATE_MESSAGES.unsignedStateWarning);
+    } catch (error) {
+      (loopOptions?.onError ?? auditWarning)(error);
+    }
   };
+
+  /**
+   * The run of the graph state, checked (see `state-guard.ts`): this process's, or adopted from
+   * the saved record. A state without a record (a thread saved before Reins kept one) is adopted
+   * with counts rebuilt from its messages; with a state key, a record or outcome that does not
+   * verify, or was removed while what Reins signed stayed, comes back with `tampered` set.
+   */
+  const runOf = (state: unknown): AdoptedRun | undefined => {
+    const { reinsRun: saved, reinsRunId: stateRunId, messages = [] } = (state ?? {}) as Partial<RunState>;
+    let record = saved;
+    let tampered: string | undefined;
+    let rebuilt = false;
+    if (record === undefined || (guard.signing && record.signature === undefined)) {
+      if (messages.length === 0) return undefined;
+      if (guard.hasSignedMarks(messages)) tampered = record === undefined ? STATE_MESSAGES.recordRemoved : STATE_MESSAGES.recordUnsigned;
+      rebuilt = true;
+      record = legacyRunRecord(legacyRunIdOf(threadIdOf(), messages), messages, now(), loopOptions?.ignoreTools ?? []);
+    } else {
+      tampered = guard.tamperedReason(record, messages);
+      // The run id the state reports is the signed record's (Reins writes both together).
+      if (tampered === undefined && guard.signing && stateRunId !== undefined && stateRunId !== record.runId) tampered = STATE_MESSAGES.runIdChanged;
+    }
+    const checked = guard.absorb(record, messages);
+    const live = runs.adopt(checked, () => guard.callCounts(checked));
+    if (live.adopted && rebuilt) {
+      audit?.started(checked.runId, messages);
+      emit({ type: "run_start", runId: checked.runId });
+      if (tampered === undefined) {
+        const calls = [...guard.callCounts(checked).values()].reduce((sum, count) => sum + count, 0);
+        emit({ type: "run_state", runId: checked.runId, verdict: "legacy_adopted", reason: STATE_MESSAGES.legacyAdopted(checked.modelCalls, calls) });
+      }
+    } else if (live.adopted) warnUnsigned();
+    tampered ??= live.slot.tampered;
+    if (tampered !== undefined && live.slot.tampered === undefined) {
+      live.slot.tampered = tampered;
+      emit({ type: "run_state", runId: checked.runId, verdict: "tampered", reason: tampered });
+    }
+    return { context: live.context, slot: live.slot, record: checked, ...(tampered !== undefined ? { tampered } : {}) };
+  };
+
+  /** A state update as it is saved: the record signed (with a key), and the run id the state reports is the record's. */
+  const saved = <Update extends { reinsRun?: ReinsRunRecord } | undefined>(update: Update): Update => {
+    if (update === undefined || update.reinsRun === undefined) return update;
+    return { ...update, reinsRun: guard.seal(update.reinsRun), reinsRunId: update.reinsRun.runId };
+  };
+
+  /** The decision that ends a run whose saved state was refused. */
+  const tamperStop = (reason: string): LoopStopDecision => ({ reason: "state_tampered", message: STATE_MESSAGES.stateTampered(reason) });
+
+  /** The answer to a call not run because the run's saved state was refused (a signed `rejected` outcome). */
+  const refusedCall = (toolCall: { id?: string; name: string }, runId: string): ToolMessage =>
+    guard.signOutcome(
+      new ToolMessage({ content: MIDDLEWARE_MESSAGES.notRunTampered(toolCall.name), tool_call_id: toolCall.id ?? "", name: toolCall.name, status: "error", metadata: { [TOOL_OUTCOME_METADATA_KEY]: "rejected" } }),
+      runId,
+    );
 
   const startRun = (messages: readonly BaseMessage[]): ReinsRunRecord => {
     const record = newRunRecord(randomUUID(), messages, now());
@@ -194,17 +276,22 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
     const finish = buildLoopStopFinish(decision, findingsOf(runMessagesOf(run.record, messages)), loopFinish);
     const notRun = pending
       .filter((call) => call.id !== undefined)
-      .map((call) => new ToolMessage({ content: MIDDLEWARE_MESSAGES.notRunStopped(call.name), tool_call_id: call.id as string, name: call.name, status: "error", metadata: { [TOOL_OUTCOME_METADATA_KEY]: "rejected" } }));
+      .map((call) =>
+        guard.signOutcome(
+          new ToolMessage({ content: MIDDLEWARE_MESSAGES.notRunStopped(call.name), tool_call_id: call.id as string, name: call.name, status: "error", metadata: { [TOOL_OUTCOME_METADATA_KEY]: "rejected" } }),
+          run.record.runId,
+        ),
+      );
     const reinsRun: ReinsRunRecord = { ...run.record, activeMs: runs.activeMs(run), stop: { reason: decision.reason, message: decision.message } };
     // Ended here: a jump to "end" from beforeModel skips afterAgent (langchain 1.5), and nothing
     // after a stop needs the run's state. afterAgent, when it does run, finds no run to end.
     endRun(run, decision.reason, finish.returnValues.output as string);
-    return {
+    return saved({
       jumpTo: "end" as const,
       stopReason: decision.reason,
       reinsRun,
       messages: [...notRun, new AIMessage({ content: finish.returnValues.output, response_metadata: { stopReason: decision.reason, stopMessage: decision.message } })],
-    };
+    });
   };
 
   const registeredTools = new WeakSet<object>();
@@ -249,22 +336,40 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
     name: MIDDLEWARE_NAME,
     stateSchema: reinsStateSchema,
     // A new input on the thread starts a new run; Command({ resume }) and invoke(null) do not pass here.
-    beforeAgent: (state) => {
-      const reinsRun = startRun(state.messages);
-      return { reinsRun, reinsRunId: reinsRun.runId, stopReason: undefined };
+    beforeAgent: {
+      canJumpTo: ["end"],
+      hook: (state) => {
+        // Reins' state on the thread must be Reins' own. A thread that never had a model reply has no
+        // earlier run: Reins' keys there come from the input. With a key, a record that does not
+        // verify (or an unsigned one where Reins signed messages) was set by the input or changed in the store.
+        const { reinsRun: previous, reinsRunId: previousRunId, stopReason: previousStop } = state as Partial<RunState>;
+        const firstRun = !state.messages.some((message) => AIMessage.isInstance(message));
+        const forged =
+          (firstRun && (previous !== undefined || previousRunId !== undefined || previousStop !== undefined)) ||
+          (guard.signing && previous !== undefined && (previous.signature !== undefined ? !guard.recordVerified(previous) : guard.hasSignedMarks(state.messages)));
+        const reinsRun = startRun(state.messages);
+        if (forged) {
+          const run = runs.adopt(reinsRun, () => new Map());
+          emit({ type: "run_state", runId: reinsRun.runId, verdict: "tampered", reason: STATE_MESSAGES.inputRecord });
+          return stopUpdate({ context: run.context, slot: run.slot, record: reinsRun }, tamperStop(STATE_MESSAGES.inputRecord), state.messages, []);
+        }
+        return saved({ reinsRun, reinsRunId: reinsRun.runId, stopReason: undefined });
+      },
     },
     beforeModel: {
       canJumpTo: ["end"],
       hook: (state) => {
         const run = runOf(state);
         if (run === undefined) return undefined;
+        if (run.tampered !== undefined) return stopUpdate(run, tamperStop(run.tampered), state.messages, []);
         run.slot.modelStartedAtMs = now();
-        if (engine === undefined) return undefined;
         const activeMs = runs.activeMs(run);
+        // The record is saved even without loop control: it holds the run's calls and their outcomes (call caps).
+        if (engine === undefined) return saved({ reinsRun: { ...run.record, activeMs } });
         const verdict = engine.beforeModel(run.record, activeMs);
         const stop = verdict.stop ?? recursionStop(run.slot.invocation);
         if (stop !== undefined) return stopUpdate(run, stop, state.messages, []);
-        return { reinsRun: { ...verdict.record, activeMs } };
+        return saved({ reinsRun: { ...verdict.record, activeMs } });
       },
     },
     wrapModelCall: async (request, handler) => {
@@ -288,7 +393,9 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         const untrustedCalls = new Set([...(run?.record.untrustedCalls ?? []), ...provenance.keys]);
         return rescueReply(reply, { tools, options: repairOptions, slot: run?.slot, messages, untrustedCalls, emit });
       };
-      return audit === undefined || run === undefined ? repair() : audit.duringModelCall(run.record.runId, repair);
+      const reply = audit === undefined || run === undefined ? repair() : audit.duringModelCall(run.record.runId, repair);
+      // Signed as the model made it (with its corrections), before another middleware or a checkpoint sees it.
+      return run === undefined ? reply : guard.signReply(reply, run.record.runId, run.record.modelCalls);
     },
     afterModel: {
       canJumpTo: ["end"],
@@ -296,6 +403,10 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         const run = runOf(state);
         const last = state.messages.at(-1);
         if (run === undefined || last === undefined || !AIMessage.isInstance(last)) return undefined;
+        if (run.tampered !== undefined) {
+          const pending = (last.tool_calls ?? []).map((call) => ({ name: call.name, ...(call.id !== undefined ? { id: call.id } : {}) }));
+          return stopUpdate(run, tamperStop(run.tampered), state.messages, pending);
+        }
         const { slot } = run;
         const runId = run.record.runId;
         const modelStartedAtMs = slot.modelStartedAtMs;
@@ -323,25 +434,36 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         if (calls.length === 0) {
           emit({ type: "step", runId, step: "finish" });
           // Notes addressed to the previous turn's calls went out with their ToolMessages.
-          return { stopReason: "final_answer" as const, reinsRun: { ...record, notes: record.notes.filter((note) => note.forToolCallId === undefined), activeMs } };
+          return saved({ stopReason: "final_answer" as const, reinsRun: { ...record, notes: record.notes.filter((note) => note.forToolCallId === undefined), activeMs } });
         }
         emit({ type: "step", runId, step: "action" });
-        if (engine === undefined) return { reinsRun: { ...record, activeMs } };
+        if (engine === undefined) return saved({ reinsRun: { ...record, activeMs } });
         const watched = calls.filter((call) => correctionOf(call.id, slot, [last]) === undefined);
         const verdict = engine.turnChosen(record, text, watched, runMessagesOf(record, state.messages), activeMs);
         for (const detection of verdict.detections) emit({ type: "loop_detection", runId, kind: detection.kind, level: detection.level });
         audit?.detected(runId, verdict.detections);
         record = { ...verdict.record, activeMs };
         if (verdict.stop !== undefined) return stopUpdate({ ...run, record }, verdict.stop, state.messages, calls);
-        return { reinsRun: record };
+        return saved({ reinsRun: record });
       },
     },
     wrapToolCall: async (request, handler) => {
       const run = runOf(request.state);
-      const { toolCall } = request;
+      const stateMessages = (request.state as { messages?: BaseMessage[] }).messages ?? [];
       const runId = run?.record.runId;
+      // A call in no reply Reins signed (added to a saved reply) never runs; the run stops at its next model turn.
+      const callStatus = run === undefined ? "unchecked" : guard.callStatus(request.toolCall, stateMessages, run.record.runId);
+      if (run !== undefined && (run.tampered !== undefined || callStatus === "unsigned")) {
+        const reason = run.tampered ?? STATE_MESSAGES.callAdded(request.toolCall.id);
+        if (run.slot.tampered === undefined) emit({ type: "run_state", runId: run.record.runId, verdict: "tampered", reason });
+        run.slot.tampered ??= reason;
+        emit({ type: "tool_call", toolName: request.toolCall.name, outcome: "rejected", durationMs: 0, runId: run.record.runId });
+        return refusedCall(request.toolCall, run.record.runId);
+      }
+      // A call changed after the model made it (a human-in-the-loop edit, or the store) never runs as confirmed.
+      const toolCall = callStatus === "edited" ? { ...request.toolCall, args: withoutConfirmation(request.toolCall.args) as typeof request.toolCall.args } : request.toolCall;
       const notes = notesFor(run?.record, toolCall.id);
-      const correction = correctionOf(toolCall.id, run?.slot, (request.state as { messages?: BaseMessage[] }).messages ?? []);
+      const correction = correctionOf(toolCall.id, run?.slot, stateMessages);
       const toolStartedAtMs = now();
       let callOutcome: ToolCallOutcome | undefined = correction === undefined ? undefined : "invalid_input";
       let rawChars: number | undefined;
@@ -367,7 +489,7 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         }) as StructuredToolInterface;
         let result: Awaited<ReturnType<typeof handler>>;
         try {
-          const call = () => handler({ ...request, tool: shim });
+          const call = () => handler({ ...request, toolCall, tool: shim });
           result = await (audit === undefined ? call() : audit.duringCall(call, (outcome, chars) => ((callOutcome = outcome), (rawChars = chars))));
         } catch (thrown) {
           // An interrupt (or another LangGraph bubble-up) is the graph's, not a failure: the run pauses here.
@@ -389,7 +511,7 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         emit({ type: "step_duration", runId, phase: "tool", durationMs: Math.max(0, now() - toolStartedAtMs) });
         audit?.observed(runId, { name: toolCall.name, args: toolCall.args, ...(toolCall.id !== undefined ? { id: toolCall.id } : {}) }, message, toolStartedAtMs, callOutcome, rawChars);
       }
-      return message;
+      return runId === undefined ? message : guard.signOutcome(message, runId);
     },
     afterAgent: (state) => {
       // A stopped run was ended at its stop.

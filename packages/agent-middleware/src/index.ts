@@ -1,7 +1,9 @@
 export { createReinsMiddleware, DUPLICATE_MESSAGE_ID_REPAIR, reinsStateSchema, type ReinsMiddleware } from "./create-reins-middleware";
-export { reinsRunSchema, type ReinsRunRecord, type RunStep } from "./run-record";
+export { reinsRunSchema, runCallSchema, type ReinsRunRecord, type RunCall, type RunStep } from "./run-record";
+export { CALLS_METADATA_KEY, OUTCOME_SIGNATURE_METADATA_KEY } from "./state-guard";
 export {
   DEFAULT_REINS_MIDDLEWARE_OPTIONS,
+  type ReinsMiddlewareLogger,
   type ReinsMiddlewareLoopControlOptions,
   type ReinsMiddlewareOptions,
 } from "./reins-middleware-options";

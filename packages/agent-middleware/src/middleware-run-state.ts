@@ -15,6 +15,8 @@ export interface RunSlot {
   invocation: Invocation;
   /** What this process has read of the run's untrusted text (the record keeps the keys). */
   provenance?: ProvenanceCache;
+  /** Why the run's saved state was refused (set once; the run stops at its next hook). */
+  tampered?: string;
 }
 
 // One reading of a message's text, kept in the lower file (run-record.ts) and shared from here.

@@ -1,4 +1,15 @@
-import { isRecord, resolveLoopFinishOptions, RunContextStore, type LoopFinishOptions, type ReinsEventListener, type ReinsEventRecorder } from "@reins/core";
+import {
+  createStateSigner,
+  isRecord,
+  resolveLoopFinishOptions,
+  resolveStateKeys,
+  RunContextStore,
+  StateKeyError,
+  type LoopFinishOptions,
+  type ReinsEventListener,
+  type ReinsEventRecorder,
+  type StateSigner,
+} from "@reins/core";
 import { LoopControlHandler, resolveLoopControlOptions, type LoopAuditOptions, type LoopControlOptions } from "@reins/loop-control";
 import { ObservationCleaner, type ObservationCleanerOptions } from "@reins/observation-cleaner";
 import { ToolExecutor, type ToolExecutorOptions } from "@reins/tool-executor";
@@ -7,6 +18,11 @@ import type { ToolCallRepairOptions } from "./tool-call-repair";
 
 /** Loop-control options the middleware uses (`mode` and `runContext` are the middleware's own). */
 export type ReinsMiddlewareLoopControlOptions = Omit<LoopControlOptions, "runContext" | "mode" | "audit">;
+
+/** Where the middleware tells operators what needs their attention (the unsigned-state warning). */
+export interface ReinsMiddlewareLogger {
+  warn(message: string): void;
+}
 
 /** Options of `createReinsMiddleware`: one per Reins piece, as in `createReactAgent`. */
 export interface ReinsMiddlewareOptions {
@@ -72,6 +88,41 @@ export interface ReinsMiddlewareOptions {
    * @default 10000
    */
   maxActiveRuns?: number;
+  /**
+   * The key(s) that sign the guard state Reins keeps in graph state (the run record `reinsRun`,
+   * each model reply's tool calls and corrections, each `ToolMessage` outcome), HMAC-SHA256. A
+   * run resumed from a checkpoint whose signed state was changed or removed stops with
+   * `stopReason` `state_tampered`. Each key is a string of at least 32 characters, used as given;
+   * a list rotates keys: the first signs, every key verifies. Keep a retired key in the list
+   * until the threads it signed have ended.
+   * @default the `REINS_STATE_KEY` environment variable (one key, or a comma-separated list);
+   *   unset: the state is not signed, and resumed protections are only as strong as the
+   *   checkpoint store's access control (the middleware warns once through `logger`)
+   */
+  stateKey?: string | readonly string[];
+  /**
+   * Receives the one-time warning that resumed state is not signed (no `stateKey`).
+   * @default a process warning (`process.emitWarning`, code `REINS_UNSIGNED_STATE`)
+   */
+  logger?: ReinsMiddlewareLogger;
+}
+
+/**
+ * The signer of the middleware's guard state: from `stateKey`, else `REINS_STATE_KEY`.
+ *
+ * @returns `undefined` when neither is set
+ * @throws {ReinsMiddlewareOptionsError} when a key is shorter than 32 characters or not a string
+ *   (the field is `stateKey` or `REINS_STATE_KEY`)
+ */
+export function resolveStateSigner(options: Pick<ReinsMiddlewareOptions, "stateKey">, env: string | undefined = process.env.REINS_STATE_KEY): StateSigner | undefined {
+  try {
+    const keys = resolveStateKeys(options.stateKey, env);
+    return keys === undefined ? undefined : createStateSigner(keys);
+  } catch (cause) {
+    if (!StateKeyError.isInstance(cause)) throw cause;
+    const error = cause as StateKeyError;
+    throw new ReinsMiddlewareOptionsError({ field: error.source, reason: error.reason, cause });
+  }
 }
 
 /** Defaults of {@link ReinsMiddlewareOptions}. */
@@ -128,6 +179,9 @@ export function checkReinsMiddlewareOptions(options: ReinsMiddlewareOptions): nu
     } catch (cause) {
       throw new ReinsMiddlewareOptionsError({ field: "audit", reason: cause instanceof Error ? cause.message : String(cause), cause });
     }
+  }
+  if (options.logger !== undefined && (typeof options.logger !== "object" || options.logger === null || typeof options.logger.warn !== "function")) {
+    throw new ReinsMiddlewareOptionsError({ field: "logger", reason: "must be an object with a warn(message) method" });
   }
   const maxActiveRuns = options.maxActiveRuns ?? DEFAULT_REINS_MIDDLEWARE_OPTIONS.maxActiveRuns;
   if (!Number.isInteger(maxActiveRuns) || maxActiveRuns < 1) {

@@ -1,8 +1,7 @@
-import type { BaseMessage } from "@langchain/core/messages";
 import type { RunContext, RunContextStore } from "@reins/core";
 import { activeMsOf, invocationMarker, newInvocation } from "./invocation";
 import type { RunSlot } from "./middleware-run-state";
-import { callCountsOf, runMessagesOf, type ReinsRunRecord } from "./run-record";
+import type { ReinsRunRecord } from "./run-record";
 
 /** The key of the middleware's slot in `RunContext.slots`. */
 const RUN_SLOT = "@reins/agent-middleware";
@@ -41,12 +40,11 @@ export class MiddlewareRunContexts {
   }
 
   /**
-   * The live run of `record`: this process's, or adopted from the record and the saved
-   * `messages`. A run paused at an interrupt here starts a new invocation.
-   * @returns `undefined` when the state has no run record (a checkpoint from before Reins)
+   * The live run of `record`: this process's, or adopted from the record (`adopted: true`) with
+   * the call counts it holds. A run paused at an interrupt here starts a new invocation.
+   * @param callCounts - calls per tool that count against `maxCallsPerRun`, for a run adopted here
    */
-  adopt(record: ReinsRunRecord | undefined, messages: readonly BaseMessage[]): LiveRun | undefined {
-    if (record === undefined) return undefined;
+  adopt(record: ReinsRunRecord, callCounts: () => ReadonlyMap<string, number>): LiveRun & { readonly adopted: boolean } {
     const context = this.store.contextOf(record.runId);
     const slot = context?.slots.get(RUN_SLOT) as RunSlot | undefined;
     if (context !== undefined && slot !== undefined) {
@@ -56,9 +54,9 @@ export class MiddlewareRunContexts {
         slot.invocation = newInvocation(this.now(), record.activeMs, RESUME_STEPS);
         slot.lastDecisionAtMs = this.now();
       }
-      return { context, slot };
+      return { context, slot, adopted: false };
     }
-    return this.hold(record, callCountsOf(runMessagesOf(record, messages)));
+    return { ...this.hold(record, callCounts()), adopted: true };
   }
 
   /** The run's active time so far, in ms (paused time excluded). */

@@ -1,6 +1,6 @@
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { fingerprintObservation } from "@reins/core";
-import { callCountsOf, newRunRecord, reinsRunSchema, resultFactsOf, runMessagesOf } from "./run-record";
+import { newRunRecord, reinsRunSchema, resultFactsOf, runMessagesOf } from "./run-record";
 
 const tool = (id: string, name: string, content: string, metadata?: Record<string, unknown>) =>
   new ToolMessage({ content, tool_call_id: id, name, ...(metadata !== undefined ? { metadata } : {}) });
@@ -30,20 +30,6 @@ describe("newRunRecord", () => {
   });
 });
 
-describe("callCountsOf", () => {
-  it("counts the calls that passed the call cap, by tool, from the typed outcomes only (never the wording)", () => {
-    const counts = callCountsOf([
-      tool("1", "charge", "ok", { reinsOutcome: "success" }),
-      tool("2", "charge", "failed", { reinsOutcome: "error" }),
-      tool("3", "charge", "limit reached", { reinsOutcome: "rejected" }),
-      tool("4", "charge", "dry run", { reinsOutcome: "dry_run" }),
-      tool("5", "search", "cached", { reinsOutcome: "cached" }),
-      tool("6", "search", "timed out", { reinsOutcome: "timeout" }),
-      tool("7", "search", "no metadata: not counted"),
-    ]);
-    expect(Object.fromEntries(counts)).toEqual({ charge: 2, search: 1 });
-  });
-});
 
 describe("resultFactsOf", () => {
   it("reads the observation without the loop notes (metadata.reinsNotesAt), its fingerprint and outcome", () => {

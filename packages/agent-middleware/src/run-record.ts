@@ -1,5 +1,5 @@
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { countsAgainstCallCap, fingerprintObservation, outcomeFailed, STOP_REASONS, toolOutcomeOf, type StopReason, type ToolCallOutcome } from "@reins/core";
+import { fingerprintObservation, outcomeFailed, STOP_REASONS, toolOutcomeOf, type StopReason, type ToolCallOutcome } from "@reins/core";
 import { z } from "zod/v4";
 
 /**
@@ -12,6 +12,9 @@ import { z } from "zod/v4";
  * observation, and the typed outcome the `ToolExecutor` writes in `metadata.reinsOutcome`), which
  * the same checkpoint holds. The record keeps what the messages do not say.
  */
+
+/** Tool names createAgent gives its structured-output tools (`responseFormat`): answered by the agent itself. */
+export const STRUCTURED_OUTPUT_PREFIX = "extract-";
 
 /** Key of the character offset where the loop notes start in a `ToolMessage`'s content (`metadata`). */
 export const NOTES_AT_METADATA_KEY = "reinsNotesAt";
@@ -36,6 +39,23 @@ export const pendingNoteSchema = z.object({
   note: z.record(z.string(), z.unknown()),
   /** The tool call whose `ToolMessage` carries it; unset until the next turn's calls are known. */
   forToolCallId: z.string().optional(),
+});
+
+/**
+ * One tool call of the run (every call of every model reply, run or refused), with the outcome of
+ * its `ToolMessage` once the record has seen it. The record keeps these so that call caps survive
+ * messages removed from the thread, and so that a saved outcome stripped or changed afterwards is
+ * noticed (see `state-guard.ts`).
+ */
+export const runCallSchema = z.object({
+  /** The `tool_call.id`. */
+  id: z.string(),
+  tool: z.string(),
+  /**
+   * The typed outcome of its `ToolMessage`, once seen; `external` for an answer Reins did not write
+   * (another middleware's, e.g. a human-in-the-loop rejection).
+   */
+  outcome: z.string().optional(),
 });
 
 /** The run record (`state.reinsRun`). Times are epoch milliseconds; durations milliseconds. */
@@ -64,12 +84,21 @@ export const reinsRunSchema = z.object({
    * writes as text that repeats one does not run. Absent in records saved before it existed.
    */
   untrustedCalls: z.array(z.string()).optional(),
+  /** The run's tool calls, in call order (records saved before this field have none: rebuilt from the messages). */
+  calls: z.array(runCallSchema).optional(),
   /** The stop decision, once made (never withdrawn). */
   stop: z.object({ reason: z.enum(STOP_REASONS as unknown as [StopReason, ...StopReason[]]), message: z.string() }).optional(),
+  /**
+   * HMAC-SHA256 of every other field of the record (canonical serialisation), when a state key is
+   * set (`stateKey` / `REINS_STATE_KEY`): a record whose signature does not verify is refused.
+   */
+  signature: z.string().optional(),
 });
 
 /** The run record kept in graph state. */
 export type ReinsRunRecord = z.infer<typeof reinsRunSchema>;
+/** One call of {@link ReinsRunRecord}. */
+export type RunCall = z.infer<typeof runCallSchema>;
 /** One step of {@link ReinsRunRecord}. */
 export type RunStep = z.infer<typeof runStepSchema>;
 
@@ -95,6 +124,7 @@ export function newRunRecord(runId: string, messages: readonly BaseMessage[], no
     notedBudgets: [],
     steps: [],
     notes: [],
+    calls: [],
   };
 }
 
@@ -142,18 +172,4 @@ export function toolResultsOf(messages: readonly BaseMessage[]): Map<string, Too
   const results = new Map<string, ToolMessage>();
   for (const message of messages) if (ToolMessage.isInstance(message)) results.set(message.tool_call_id, message);
   return results;
-}
-
-/**
- * Calls per tool name that count against `maxCallsPerRun`, from the run's saved `ToolMessage`s
- * (their typed outcomes): what a resumed run starts its call caps from.
- */
-export function callCountsOf(messages: readonly BaseMessage[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const message of messages) {
-    if (!ToolMessage.isInstance(message) || message.name === undefined) continue;
-    const outcome = toolOutcomeOf(message);
-    if (outcome !== undefined && countsAgainstCallCap(outcome)) counts.set(message.name, (counts.get(message.name) ?? 0) + 1);
-  }
-  return counts;
 }

@@ -12,9 +12,8 @@ import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messag
 import type { ReinsEvent } from "@reins/core";
 import { rescueToolCalls, type RepairableTool, type ToolCallRepairOptions } from "@reins/react-output-parser";
 import { textOf, type RunSlot } from "./middleware-run-state";
+import { STRUCTURED_OUTPUT_PREFIX } from "./run-record";
 
-/** Tool names createAgent gives its structured-output tools (`responseFormat`): answered by the agent itself. */
-const STRUCTURED_OUTPUT_PREFIX = "extract-";
 /** The name a refused call stands under when no tool name could be read from the markup. */
 const UNREADABLE_CALL_NAME = "unreadable_tool_call";
 

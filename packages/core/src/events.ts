@@ -21,6 +21,7 @@ export const STOP_REASONS = Object.freeze([
   "cycle",
   "stall",
   "error",
+  "state_tampered",
 ] as const);
 /** Why a run ended. Mirrors the `stopReason` the executor's returned values carry. */
 export type StopReason = (typeof STOP_REASONS)[number];
@@ -297,6 +298,20 @@ export interface LoopDetectionEvent {
   readonly level: "warn" | "stop";
 }
 
+/**
+ * The guard state a run resumed from (a checkpoint's run record and the outcomes beside it) was
+ * refused or rebuilt: `tampered` (a signature that does not verify, or signed state removed while
+ * its messages stayed; the run stops with `stopReason` `state_tampered`), or `legacy_adopted` (a
+ * checkpoint saved before Reins kept a record: its counts were rebuilt from its messages).
+ */
+export interface RunStateEvent {
+  readonly type: "run_state";
+  readonly runId: string;
+  readonly verdict: "tampered" | "legacy_adopted";
+  /** What was found, one sentence for operators (no message content). */
+  readonly reason: string;
+}
+
 /** Every event Reins emits. */
 export type ReinsEvent =
   | ParserRepairEvent
@@ -315,7 +330,8 @@ export type ReinsEvent =
   | StepEvent
   | StepDurationEvent
   | TokenUsageEvent
-  | LoopDetectionEvent;
+  | LoopDetectionEvent
+  | RunStateEvent;
 
 /**
  * Anything that records Reins events: `createAgentMetrics()` returns one; a plain

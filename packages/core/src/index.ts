@@ -25,6 +25,7 @@ export {
   type ReinsEventRecorder,
   type RunEndEvent,
   type RunStartEvent,
+  type RunStateEvent,
   type RunStatus,
   type StepDurationEvent,
   type StepEvent,
@@ -134,6 +135,15 @@ export {
   type ControlTokenSpan,
 } from "./written-call-shapes";
 export { combineRecorders } from "./combine-recorders";
+export {
+  createStateSigner,
+  MIN_STATE_KEY_CHARS,
+  resolveStateKeys,
+  STATE_KEY_ENV,
+  StateKeyError,
+  type StateKeyErrorOptions,
+  type StateSigner,
+} from "./state-signature";
 export {
   ReinsError,
   brandReinsError,

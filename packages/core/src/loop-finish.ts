@@ -220,6 +220,7 @@ export const LOOP_FINISH_INTROS: Readonly<Record<StopReason, string>> = Object.f
   cycle: "I stopped because I was going in circles between the same steps.",
   stall: "I stopped because I was not making progress.",
   error: "I had to stop because of an error.",
+  state_tampered: "I stopped because this conversation's saved state was changed outside the agent, so it could not be resumed safely.",
 });
 
 /** The `AgentFinish` built by {@link buildLoopStopFinish}. */

@@ -119,6 +119,8 @@ export const EVENT_RECORDERS: EventRecorders = Object.freeze({
     if (inputTokens) instruments.tokensTotal.inc({ type: "input" }, inputTokens);
     if (outputTokens) instruments.tokensTotal.inc({ type: "output" }, outputTokens);
   },
+  // A refused or rebuilt run state: a refusal ends the run, counted by stops_total{reason="state_tampered"}.
+  run_state: () => undefined,
   loop_detection: (event, { instruments }) => {
     instruments.loopDetectionsTotal.inc({
       kind: closed(catalog.loopDetectionsTotal, "kind", event.kind),

@@ -7,7 +7,8 @@ import { tool } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { createAgent, humanInTheLoopMiddleware } from "langchain";
 import { z } from "zod/v4";
-import { createReinsMiddleware } from "../index";
+import type { ReinsEventListener } from "@reins/core";
+import { createReinsMiddleware, type ReinsMiddlewareLogger } from "../index";
 
 /**
  * The agent of the durable-run tests (`durable-runs.test.ts`), built the same way in every process:
@@ -60,6 +61,12 @@ export interface DurableAgentOptions {
   readonly maxDurationMs?: number;
   /** The middleware's clock (epoch ms). @default Date.now */
   readonly now?: () => number;
+  /** The middleware's `stateKey`. @default unset (and REINS_STATE_KEY, when set in the environment) */
+  readonly stateKey?: string | readonly string[];
+  readonly onEvent?: ReinsEventListener;
+  readonly logger?: ReinsMiddlewareLogger;
+  /** `false`: the same agent without Reins (a thread saved before Reins was added). */
+  readonly reins?: false;
 }
 
 /** Builds the durable-run test agent. */
@@ -81,9 +88,18 @@ export function buildDurableAgent(options: DurableAgentOptions) {
       ...(options.maxDurationMs !== undefined ? { maxDurationMs: options.maxDurationMs } : {}),
       ...(options.now !== undefined ? { now: options.now } : {}),
     },
+    ...(options.stateKey !== undefined ? { stateKey: options.stateKey } : {}),
+    ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
+    ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
   // Always the same middleware tuple (one agent type); without approval, nothing is interrupted.
   const approval = humanInTheLoopMiddleware({ interruptOn: options.approval === true ? { charge: true } : {} });
-  const agent = createAgent({ model, tools: [charge], middleware: [reins, approval] as const, checkpointer: options.checkpointer });
+  const agent =
+    options.reins === false
+      ? (createAgent({ model, tools: [charge], middleware: [approval] as const, checkpointer: options.checkpointer }) as unknown as ReturnType<typeof reinsAgent>)
+      : reinsAgent();
+  function reinsAgent() {
+    return createAgent({ model, tools: [charge], middleware: [reins, approval] as const, checkpointer: options.checkpointer });
+  }
   return { agent, model };
 }

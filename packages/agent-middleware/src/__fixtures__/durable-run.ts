@@ -6,13 +6,18 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { Command, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { buildDurableAgent } from "./durable-agent";
+import { TAMPERINGS, tamperCheckpoint, type TamperingName } from "./checkpoint-tampering";
 
 interface PhaseInput {
   readonly saver: "sqlite" | "postgres";
   readonly connection: string;
   readonly ledgerPath: string;
   readonly threadId: string;
-  readonly phase: "start" | "approve" | "continue";
+  /** `tamper`: edit the thread's latest checkpoint through the saver's API (`tampering`), run nothing. */
+  readonly phase: "start" | "approve" | "continue" | "tamper";
+  readonly tampering?: TamperingName;
+  /** The middleware's `stateKey`. */
+  readonly stateKey?: string;
   readonly approval?: boolean;
   readonly crashAtExecution?: number;
 }
@@ -34,12 +39,22 @@ async function main(): Promise<void> {
   if (raw === undefined) throw new Error("REINS_DURABLE_PHASE (the phase as JSON) is not set");
   const input = JSON.parse(raw) as PhaseInput;
   const { saver, close } = await saverOf(input);
+  if (input.phase === "tamper") {
+    try {
+      await tamperCheckpoint(saver, input.threadId, TAMPERINGS[input.tampering ?? "resetModelCalls"]);
+      process.stdout.write(`${JSON.stringify({ tampered: input.tampering })}\n`);
+    } finally {
+      await close();
+    }
+    return;
+  }
   try {
     const { agent, model } = buildDurableAgent({
       checkpointer: saver,
       ledgerPath: input.ledgerPath,
       ...(input.approval === true ? { approval: true } : {}),
       ...(input.crashAtExecution !== undefined ? { crashAtExecution: input.crashAtExecution } : {}),
+      ...(input.stateKey !== undefined ? { stateKey: input.stateKey } : {}),
     });
     const config = { configurable: { thread_id: input.threadId }, durability: "sync" as const };
     const request =
