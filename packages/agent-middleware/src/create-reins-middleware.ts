@@ -339,14 +339,16 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
     beforeAgent: {
       canJumpTo: ["end"],
       hook: (state) => {
-        // Reins' state on the thread must be Reins' own. A thread that never had a model reply has no
-        // earlier run: Reins' keys there come from the input. With a key, a record that does not
-        // verify (or an unsigned one where Reins signed messages) was set by the input or changed in the store.
+        // Reins' state on the thread must be Reins' own. Reins writes reinsRunId and stopReason only
+        // with a record: without one, they came from the input. With a key, a record that does not
+        // verify was set by the input or changed in the store; so was an unsigned one where Reins
+        // signed messages, or in a thread with no model reply yet (a record from before the key was
+        // set is only accepted where a run has answered).
         const { reinsRun: previous, reinsRunId: previousRunId, stopReason: previousStop } = state as Partial<RunState>;
         const firstRun = !state.messages.some((message) => AIMessage.isInstance(message));
         const forged =
-          (firstRun && (previous !== undefined || previousRunId !== undefined || previousStop !== undefined)) ||
-          (guard.signing && previous !== undefined && (previous.signature !== undefined ? !guard.recordVerified(previous) : guard.hasSignedMarks(state.messages)));
+          (previous === undefined && (previousRunId !== undefined || previousStop !== undefined)) ||
+          (guard.signing && previous !== undefined && (previous.signature !== undefined ? !guard.recordVerified(previous) : firstRun || guard.hasSignedMarks(state.messages)));
         const reinsRun = startRun(state.messages);
         if (forged) {
           const run = runs.adopt(reinsRun, () => new Map());
