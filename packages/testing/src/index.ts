@@ -24,3 +24,4 @@ export {
   type ScriptedLLMOptions,
   type ScriptedReply,
 } from "./chat-models";
+export { never, seededRandom, settleWithFakeTimers } from "./fake-time";
