@@ -1,10 +1,58 @@
 /**
- * Scripted runs for the concurrency tests: a chat model whose reply depends only on its prompt, after
- * a seeded pause in virtual time (run it under `jest.useFakeTimers()` and drive the runs with
+ * Scripted runs for the createReactAgent tests: the tools (`capital`, `add`), a runner for each
+ * executor path, and for the concurrency tests a chat model whose reply depends only on its prompt,
+ * after a seeded pause in virtual time (run it under `jest.useFakeTimers()` and drive the runs with
  * `settleWithFakeTimers`), so concurrent runs interleave, the same way on every run of the test, and
  * any state shared between them shows up as a different result.
  */
+import type { AgentExecutor } from "@langchain/classic/agents";
+import { DynamicStructuredTool, DynamicTool } from "@langchain/core/tools";
+import { z } from "zod";
 import { ScriptedChatModel } from "@reins/testing";
+
+/** The three ways to run an executor. */
+export type Path = "invoke" | "stream" | "streamEvents";
+
+/** Every executor path. */
+export const PATHS: readonly Path[] = ["invoke", "stream", "streamEvents"];
+
+/** `capital`: the capital of France, Japan or Germany; each input is pushed to `calls`. */
+export function capitalTool(calls: string[] = []): DynamicTool {
+  const capitals: Record<string, string> = { france: "Paris", japan: "Tokyo", germany: "Berlin" };
+  return new DynamicTool({
+    name: "capital",
+    description: "Returns the capital city of a country. Input: the country name.",
+    func: async (input: string) => {
+      calls.push(input);
+      return capitals[input.trim().toLowerCase()] ?? `No capital known for ${input}.`;
+    },
+  });
+}
+
+/** `add`: a structured tool adding two numbers. */
+export function addTool(): DynamicStructuredTool {
+  return new DynamicStructuredTool({
+    name: "add",
+    description: "Adds two numbers.",
+    schema: z.object({ a: z.number(), b: z.number() }),
+    func: async ({ a, b }: { a: number; b: number }) => String(a + b),
+  });
+}
+
+/** Runs the executor on one path, with no config at all, and returns its final values. */
+export async function runOn(executor: AgentExecutor, input: string, path: Path): Promise<Record<string, unknown>> {
+  if (path === "invoke") return executor.invoke({ input });
+  if (path === "stream") {
+    let merged: Record<string, unknown> = {};
+    for await (const chunk of await executor.stream({ input })) merged = { ...merged, ...(chunk as Record<string, unknown>) };
+    return merged;
+  }
+  let merged: Record<string, unknown> = {};
+  for await (const event of executor.streamEvents({ input }, { version: "v2" })) {
+    if (event.name === "AgentExecutor" && event.event === "on_chain_stream") merged = { ...merged, ...(event.data.chunk as Record<string, unknown>) };
+  }
+  return merged;
+}
 
 /** What a scripted run does; the question names it: `"<name> <kind>"`. */
 export type RunKind = "answer" | "repeat" | "cycle" | "garbled";
