@@ -1,13 +1,15 @@
-// Shared jest preset: every package's jest.config.js spreads it.
+// Shared jest preset: every package's jest.config.cjs spreads it.
 // Tests import sibling packages from their TypeScript sources (no build needed first).
+// It selects the unit suite (`*.test.ts` but not `*.integration.test.ts`, see scripts/jest/suites.cjs).
 const path = require("node:path");
+const { UNIT } = require("./scripts/jest/suites.cjs");
 
 const root = __dirname;
 
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: "node",
-  testMatch: ["<rootDir>/src/**/*.test.ts", "<rootDir>/test/**/*.test.ts"],
+  ...UNIT,
   transform: {
     "^.+\\.ts$": [
       "ts-jest",

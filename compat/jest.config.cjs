@@ -3,9 +3,12 @@
 // Run with `npm run test:compat` from the repo root.
 //
 // Each project is the package's own jest config (same tests, same transform, `@reins/*` mapped to
-// sources) plus a resolver that sends every LangChain import to compat/node_modules.
+// sources) plus a resolver that sends every LangChain import to compat/node_modules. It runs both
+// suites, unit and integration (scripts/jest/suites.cjs), in one run: every test that runs on the
+// 1.x line also runs on 0.3.
 const fs = require("node:fs");
 const path = require("node:path");
+const { BOTH, REPORTERS } = require("../scripts/jest/suites.cjs");
 
 const repoRoot = path.resolve(__dirname, "..");
 const compatCore = path.join(__dirname, "node_modules/@langchain/core/package.json");
@@ -44,11 +47,12 @@ const compatProject = {
 /** @type {import('jest').Config} */
 module.exports = {
   rootDir: repoRoot,
-  reporters: ["default", path.join(repoRoot, "scripts/jest/skipped-reporter.cjs")],
+  reporters: REPORTERS,
   projects: [compatProject, ...projectDirs.map((dir) => {
     const config = require(path.join(dir, "jest.config.cjs"));
     return {
       ...config,
+      ...BOTH,
       displayName: `${config.displayName} (langchain 0.3)`,
       resolver: path.join(__dirname, "resolver.cjs"),
       setupFiles: [...(config.setupFiles ?? []), path.join(__dirname, "setup-line.cjs")],

@@ -4,51 +4,13 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { AgentExecutor } from "@langchain/classic/agents";
 import { PromptTemplate } from "@langchain/core/prompts";
-import { DynamicStructuredTool, DynamicTool } from "@langchain/core/tools";
-import { z } from "zod";
+import { DynamicTool } from "@langchain/core/tools";
 import { REACT_PROMPT_TEMPLATE, type ReinsEvent } from "@reins/core";
-import { ReplayChatModel, ScriptedChatModel } from "@reins/testing";
+import { ReplayChatModel, ScriptedChatModel, seededRandom, settleWithFakeTimers } from "@reins/testing";
 import { createReactAgent, readReinsAgentOutput, ReactAgentToolsError } from "./index";
+import { addTool, capitalTool, PATHS, runOn, seededPause, type Path } from "./__fixtures__/scripted-runs";
 
 const REACT_PROMPT = PromptTemplate.fromTemplate(REACT_PROMPT_TEMPLATE);
-type Path = "invoke" | "stream" | "streamEvents";
-const PATHS: readonly Path[] = ["invoke", "stream", "streamEvents"];
-
-function capitalTool(calls: string[] = []): DynamicTool {
-  const capitals: Record<string, string> = { france: "Paris", japan: "Tokyo", germany: "Berlin" };
-  return new DynamicTool({
-    name: "capital",
-    description: "Returns the capital city of a country. Input: the country name.",
-    func: async (input: string) => {
-      calls.push(input);
-      return capitals[input.trim().toLowerCase()] ?? `No capital known for ${input}.`;
-    },
-  });
-}
-
-function addTool(): DynamicStructuredTool {
-  return new DynamicStructuredTool({
-    name: "add",
-    description: "Adds two numbers.",
-    schema: z.object({ a: z.number(), b: z.number() }),
-    func: async ({ a, b }: { a: number; b: number }) => String(a + b),
-  });
-}
-
-/** Runs the executor on one path, with no config at all, and returns its final values. */
-async function runOn(executor: AgentExecutor, input: string, path: Path): Promise<Record<string, unknown>> {
-  if (path === "invoke") return executor.invoke({ input });
-  if (path === "stream") {
-    let merged: Record<string, unknown> = {};
-    for await (const chunk of await executor.stream({ input })) merged = { ...merged, ...(chunk as Record<string, unknown>) };
-    return merged;
-  }
-  let merged: Record<string, unknown> = {};
-  for await (const event of executor.streamEvents({ input }, { version: "v2" })) {
-    if (event.name === "AgentExecutor" && event.event === "on_chain_stream") merged = { ...merged, ...(event.data.chunk as Record<string, unknown>) };
-  }
-  return merged;
-}
 
 describe("createReactAgent without callbacks", () => {
   describe("the README's swap", () => {
@@ -254,69 +216,12 @@ describe("createReactAgent without callbacks", () => {
   });
 });
 
-type Kind = "answer" | "repeat" | "cycle" | "garbled";
-const KINDS: readonly Kind[] = ["answer", "repeat", "cycle", "garbled"];
-
-/** Replies from the prompt alone (the question names the run and its kind), after a random pause. */
-function scriptedByPromptModel(): ScriptedChatModel {
-  const reply = async (prompt: string): Promise<string> => {
-    const question = prompt.slice(prompt.lastIndexOf("\nQuestion: ") + "\nQuestion: ".length);
-    const [name, kind] = question.split("\n")[0].split(" ") as [string, Kind];
-    const step = question.split("\nObservation:").length - 1;
-    await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 3)));
-    switch (kind) {
-      case "answer":
-        return step === 0 ? "Thought: look it up\nAction: capital\nAction Input: Japan" : `Thought: done\nFinal Answer: Tokyo for ${name}`;
-      case "repeat":
-        return "Thought: check again\nAction: capital\nAction Input: France";
-      case "cycle":
-        return step % 2 === 0 ? "Thought: capital\nAction: capital\nAction Input: Germany" : 'Thought: add\nAction: add\nAction Input: {"a": 1, "b": 2}';
-      case "garbled":
-        return step === 0 ? `Thought: hmm\nAction: wikipedia\nAction Input: ${name}` : `Thought: fine\nFinal Answer: nothing for ${name}`;
-    }
-  };
-  return new ScriptedChatModel({ replies: [reply], cycle: true, recordCalls: false });
-}
-
-describe("createReactAgent under load, without callbacks", () => {
-  describe.each(PATHS)("with 1 000 concurrent executor.%s calls on one agent", (path) => {
-    it("keeps every run's loop state apart: each run gets the outcome of its own script", async () => {
-      const events: ReinsEvent[] = [];
-      const agent = await createReactAgent({
-        llm: scriptedByPromptModel(),
-        tools: [capitalTool(), addTool()],
-        prompt: REACT_PROMPT,
-        onEvent: (event) => {
-          if (event.type === "run_start" || event.type === "run_end") events.push(event);
-        },
-      });
-      const executor = new AgentExecutor({ agent, tools: agent.tools });
-      const runs = Array.from({ length: 1_000 }, (_, index) => `run-${index} ${KINDS[index % KINDS.length]}`);
-      const results = await Promise.all(runs.map((input) => runOn(executor, input, path)));
-      const expected = { answer: "final_answer", repeat: "repeat", cycle: "cycle", garbled: "final_answer" } as const;
-      results.forEach((result, index) => {
-        const kind = KINDS[index % KINDS.length];
-        expect(result.stopReason).toBe(expected[kind]);
-        if (kind === "answer") expect(result.output).toBe(`Tokyo for run-${index}`);
-        if (kind === "garbled") expect(result.output).toBe(`nothing for run-${index}`);
-        if (kind === "repeat") {
-          expect(result.output).toContain("- capital(France): Paris");
-          expect((result.findings as unknown[]).length).toBe(3);
-        }
-        if (kind === "cycle") expect(result.output).toContain("- capital(Germany): Berlin");
-      });
-      expect(events.filter((event) => event.type === "run_start")).toHaveLength(1_000);
-      expect(new Set(events.filter((event) => event.type === "run_end").map((event) => event.runId)).size).toBe(1_000);
-      // streamEvents runs LangChain's event-stream tracer per run: on the 0.3 line, 1 000 of them at
-      // once take minutes on a loaded 2-core machine.
-    }, 600_000);
-  });
-});
-
 describe("createReactAgent's wrapped tools and run identity, without callbacks", () => {
   // Each run asks the same question twice: a run-scoped cache answers the second call only when
   // the tool can tell its run; no entry may answer another run.
   const twice = ["Thought: look\nAction: capital\nAction Input: France", "Thought: again\nAction: capital\nAction Input: France", "Thought: done\nFinal Answer: Paris"];
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
 
   async function runTwice(path: Path, runs: number, oneAtATime = false): Promise<{ calls: string[]; outcomes: string[] }> {
     const calls: string[] = [];
@@ -333,8 +238,11 @@ describe("createReactAgent's wrapped tools and run identity, without callbacks",
       },
     });
     const executor = new AgentExecutor({ agent, tools: agent.tools });
-    if (oneAtATime) for (let index = 0; index < runs; index += 1) await runOn(executor, `run-${index}`, path);
-    else await Promise.all(Array.from({ length: runs }, (_, index) => runOn(executor, `run-${index}`, path)));
+    const all = async (): Promise<void> => {
+      if (oneAtATime) for (let index = 0; index < runs; index += 1) await runOn(executor, `run-${index}`, path);
+      else await Promise.all(Array.from({ length: runs }, (_, index) => runOn(executor, `run-${index}`, path)));
+    };
+    await settleWithFakeTimers(all(), { stepMs: 1 });
     return { calls, outcomes };
   }
 
@@ -360,12 +268,16 @@ describe("createReactAgent's wrapped tools and run identity, without callbacks",
   });
 });
 
-/** Replies by the number of observations in the prompt, so concurrent runs each follow the script. */
+/**
+ * Replies by the number of observations in the prompt, so concurrent runs each follow the script,
+ * after a seeded pause of 0–2 ms on the fake timers, so they interleave.
+ */
 function scriptedTwiceModel(script: string[]): ScriptedChatModel {
+  const pause = seededPause(seededRandom(3), 3);
   const reply = async (prompt: string): Promise<string> => {
     const question = prompt.slice(prompt.lastIndexOf("\nQuestion: "));
     const step = question.split("\nObservation:").length - 1;
-    await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 3)));
+    await pause();
     return script[Math.min(step, script.length - 1)];
   };
   return new ScriptedChatModel({ replies: [reply], cycle: true, recordCalls: false });

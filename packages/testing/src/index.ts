@@ -26,3 +26,4 @@ export {
 } from "./chat-models";
 export { freePort, postgresBinDirs, startPostgres, startRedis, type TestPostgres, type TestRedis } from "./services";
 export { SECRET_SHAPES, leakedFragments, secretTail, type SecretShape } from "./secret-shapes";
+export { never, seededRandom, settleWithFakeTimers } from "./fake-time";

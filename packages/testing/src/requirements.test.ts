@@ -1,7 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { findProgram, unmetReason, sharedPath, SHARED_DIR } from "./index";
+import { describeRequiring, findProgram, unmetReason, sharedPath, SHARED_DIR } from "./index";
 
 describe("unmetReason", () => {
   describe("for a ../shared path", () => {
@@ -41,6 +41,16 @@ describe("unmetReason", () => {
       } finally {
         rmSync(directory, { recursive: true, force: true });
       }
+    });
+  });
+});
+
+describe("describeRequiring", () => {
+  describe("for a program, in a file of the unit suite", () => {
+    it("refuses the suite, naming the program and the file name that puts it in the integration suite", () => {
+      expect(() => describeRequiring([{ program: "node" }], "a suite that runs node", () => undefined)).toThrow(
+        '"a suite that runs node" needs node: a suite that runs programs belongs in the integration suite. Rename requirements.test.ts to *.integration.test.ts (npm run test:integration runs it).',
+      );
     });
   });
 });

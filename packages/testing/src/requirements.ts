@@ -1,5 +1,4 @@
-import { spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync, readFileSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
 /**
@@ -10,6 +9,10 @@ import path from "node:path";
  * test named `skipped (<why>)`, which the root jest reporter lists at the end of the run,
  * so nothing drops silently out of the count. Under `REINS_CI=1` (set by `.ci/run`, which has
  * `../shared` beside the clone and installs the programs) a missing requirement is a failing test.
+ *
+ * A suite that needs a program runs it: it belongs in the integration suite, so its file must be
+ * named `*.integration.test.ts` (scripts/jest/suites.cjs); {@link describeRequiring} refuses one
+ * that is not.
  */
 
 /** The environment variable that turns a missing requirement into a failure. */
@@ -58,9 +61,20 @@ function isRequireAll(): boolean {
   return value !== undefined && value !== "" && value !== "0" && value !== "false";
 }
 
+/** Whether `candidate` is a file this process may execute. */
+function isExecutableFile(candidate: string): boolean {
+  try {
+    accessSync(candidate, constants.X_OK);
+    return statSync(candidate).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `program` is an executable file in one of the PATH's directories (what `command -v` finds, without a shell). */
 function programOnPath(program: string): boolean {
-  const found = spawnSync("sh", ["-c", `command -v ${JSON.stringify(program)}`], { encoding: "utf8" });
-  return found.status === 0 && found.stdout.trim().length > 0;
+  const directories = (process.env.PATH ?? "").split(path.delimiter).filter((directory) => directory !== "");
+  return directories.some((directory) => isExecutableFile(path.join(directory, program)));
 }
 
 /**
@@ -89,17 +103,11 @@ export function unmetReason(requirement: Requirement, sharedDir: string = SHARED
  */
 export function findProgram(program: string, alsoIn: readonly string[] = []): string | undefined {
   if (programOnPath(program)) return program;
-  for (const directory of alsoIn) {
-    const candidate = path.join(directory, program);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here (or not executable): the next directory.
-    }
-  }
-  return undefined;
+  return alsoIn.map((directory) => path.join(directory, program)).find(isExecutableFile);
 }
+
+/** The suffix of the integration suite's test files (scripts/jest/suites.cjs). */
+const INTEGRATION_TEST_SUFFIX = ".integration.test.ts";
 
 /**
  * The failure of a missing requirement: one line, no stack trace (nothing in this file's code is
@@ -120,8 +128,18 @@ function requirementError(message: string): Error {
  * @param requirements - what the suite needs.
  * @param title - the suite's title.
  * @param body - the suite's tests.
+ * @throws Error when a requirement is a program and the test file is not `*.integration.test.ts`:
+ *   a suite that runs programs belongs in the integration suite (`npm run test:integration`).
  */
 export function describeRequiring(requirements: readonly Requirement[], title: string, body: () => void): void {
+  const programs = requirements.flatMap((requirement) => ("program" in requirement ? [requirement.program] : []));
+  const testPath = expect.getState().testPath;
+  if (programs.length > 0 && typeof testPath === "string" && !testPath.endsWith(INTEGRATION_TEST_SUFFIX)) {
+    throw new Error(
+      `"${title}" needs ${programs.join(", ")}: a suite that runs programs belongs in the integration suite. ` +
+        `Rename ${path.basename(testPath)} to *${INTEGRATION_TEST_SUFFIX} (npm run test:integration runs it).`,
+    );
+  }
   const reasons = requirements.map((requirement) => unmetReason(requirement)).filter((reason): reason is string => reason !== undefined);
   if (reasons.length === 0) {
     describe(title, body);

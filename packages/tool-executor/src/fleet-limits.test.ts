@@ -1,6 +1,7 @@
 import { DynamicTool } from "@langchain/core/tools";
 import type { ReinsEvent, ToolCallEvent } from "@reins/core";
 import { RateLimiterMemory } from "rate-limiter-flexible";
+import { settleWithFakeTimers } from "@reins/testing";
 import { parseRetryAfter, retryAfterMsOf, ToolExecutor, ToolExecutorOptionsError, type ToolResultStore, type CachedToolResult } from "./index";
 import { cacheSlotOf } from "./result-cache";
 
@@ -15,6 +16,11 @@ function overloaded(status: number, retryAfter: string, where: "headers" | "resp
 function callEvents(events: ReinsEvent[]): ToolCallEvent[] {
   return events.filter((event): event is ToolCallEvent => event.type === "tool_call");
 }
+
+// Waits (Retry-After, quota windows, retries, slow tools) run on jest's fake timers, in virtual time.
+afterEach(() => {
+  jest.useRealTimers();
+});
 
 describe("Retry-After", () => {
   describe("parseRetryAfter", () => {
@@ -43,6 +49,7 @@ describe("Retry-After", () => {
 
   describe("a 429 with Retry-After: 1", () => {
     it("is not retried sooner than 1 s, and the retry succeeds", async () => {
+      jest.useFakeTimers();
       const startedAt: number[] = [];
       const flaky = new DynamicTool({
         name: "quotes",
@@ -54,14 +61,15 @@ describe("Retry-After", () => {
         },
       });
       const [wrapped] = new ToolExecutor({ defaults: { retry: { maxAttempts: 3, initialDelayMs: 10, maxDelayMs: 20 } } }).wrap([flaky]);
-      expect(await wrapped.invoke("x")).toBe("ok");
+      expect((await settleWithFakeTimers(wrapped.invoke("x"))).value).toBe("ok");
       expect(startedAt).toHaveLength(2);
-      expect(startedAt[1] - startedAt[0]).toBeGreaterThanOrEqual(990);
+      expect(startedAt[1] - startedAt[0]).toBeGreaterThanOrEqual(1000);
     });
   });
 
   describe("a Retry-After that does not fit in the deadline", () => {
     it("is not retried; the observation says when to try again", async () => {
+      jest.useFakeTimers();
       let calls = 0;
       const limited = new DynamicTool({
         name: "quotes",
@@ -72,9 +80,9 @@ describe("Retry-After", () => {
         },
       });
       const [wrapped] = new ToolExecutor({ defaults: { deadlineMs: 2_000, retry: { maxAttempts: 3, initialDelayMs: 10 } } }).wrap([limited]);
-      const started = Date.now();
-      const observation = String(await wrapped.invoke("x"));
-      expect(Date.now() - started).toBeLessThan(1_000);
+      const { value, elapsedMs } = await settleWithFakeTimers(wrapped.invoke("x"));
+      const observation = String(value);
+      expect(elapsedMs).toBeLessThan(1_000);
       expect(calls).toBe(1);
       expect(observation).toMatch(/asked to wait about 120 s before trying again/);
     });
@@ -112,6 +120,7 @@ describe("rateLimit", () => {
   });
 
   it("makes calls wait for their slot within the deadline, so the upstream never sees more than the quota", async () => {
+    jest.useFakeTimers();
     const startedAt: number[] = [];
     const upstream = new DynamicTool({
       name: "search",
@@ -123,7 +132,7 @@ describe("rateLimit", () => {
     });
     const limiter = new RateLimiterMemory({ points: 2, duration: 1 });
     const [wrapped] = new ToolExecutor({ policies: { search: { rateLimit: { limiter }, deadlineMs: 5_000 } } }).wrap([upstream]);
-    const answers = await Promise.all(["a", "b", "c", "d"].map((input) => wrapped.invoke(input)));
+    const { value: answers } = await settleWithFakeTimers(Promise.all(["a", "b", "c", "d"].map((input) => wrapped.invoke(input))));
     expect(answers).toEqual(["found a", "found b", "found c", "found d"]);
     // Two calls per second at most: the third and fourth started a window later.
     const sorted = [...startedAt].sort((x, y) => x - y);
@@ -156,6 +165,7 @@ describe("rateLimit", () => {
   });
 
   it("keys by a function (per tenant) and counts retries against the quota", async () => {
+    jest.useFakeTimers();
     let calls = 0;
     const upstream = new DynamicTool({
       name: "search",
@@ -170,7 +180,7 @@ describe("rateLimit", () => {
     const [wrapped] = new ToolExecutor({
       policies: { search: { retry: { initialDelayMs: 1, maxDelayMs: 2 }, rateLimit: { limiter, key: (context) => `tenant:${String(context.metadata?.tenant)}` } } },
     }).wrap([upstream]);
-    expect(await wrapped.invoke("a", { metadata: { tenant: "acme" } })).toBe("ok");
+    expect((await settleWithFakeTimers(wrapped.invoke("a", { metadata: { tenant: "acme" } }))).value).toBe("ok");
     const acme = await limiter.get("tenant:acme");
     expect(acme?.consumedPoints).toBe(2);
     expect(await limiter.get("search")).toBeNull();
@@ -189,6 +199,7 @@ describe("rateLimit", () => {
 
 describe("single-flight", () => {
   it("runs 10 concurrent identical calls once, and different scopes apart", async () => {
+    jest.useFakeTimers();
     const calls: string[] = [];
     const slow = new DynamicTool({
       name: "lookup",
@@ -204,15 +215,16 @@ describe("single-flight", () => {
       onEvent: (event) => events.push(event),
       policies: { lookup: { cache: { ttlMs: 60_000, scope: (context) => context.metadata?.user as string } } },
     }).wrap([slow]);
-    const answers = await Promise.all(Array.from({ length: 10 }, () => wrapped.invoke("k", { metadata: { user: "alice" } })));
+    const { value: answers } = await settleWithFakeTimers(Promise.all(Array.from({ length: 10 }, () => wrapped.invoke("k", { metadata: { user: "alice" } }))));
     expect(new Set(answers)).toEqual(new Set(["value of k"]));
     expect(calls).toEqual(["alice:k"]);
     expect(callEvents(events).map((event) => event.outcome).sort()).toEqual(["success", ...Array(9).fill("cached")].sort());
-    await Promise.all([wrapped.invoke("k", { metadata: { user: "bob" } }), wrapped.invoke("k", { metadata: { user: "carol" } })]);
+    await settleWithFakeTimers(Promise.all([wrapped.invoke("k", { metadata: { user: "bob" } }), wrapped.invoke("k", { metadata: { user: "carol" } })]));
     expect(calls.sort()).toEqual(["alice:k", "bob:k", "carol:k"]);
   });
 
   it("shares a failure with the calls that joined it, and runs again afterwards", async () => {
+    jest.useFakeTimers();
     let calls = 0;
     const failing = new DynamicTool({
       name: "lookup",
@@ -225,20 +237,24 @@ describe("single-flight", () => {
       },
     });
     const [wrapped] = new ToolExecutor({ policies: { lookup: { retry: false, cache: { ttlMs: 60_000, scope: "global" } } } }).wrap([failing]);
-    const answers = await Promise.all([wrapped.invoke("k"), wrapped.invoke("k")]);
+    const { value: answers } = await settleWithFakeTimers(Promise.all([wrapped.invoke("k"), wrapped.invoke("k")]));
     expect(answers.every((answer) => /failed: boom/.test(String(answer)))).toBe(true);
     expect(calls).toBe(1);
-    expect(await wrapped.invoke("k")).toBe("ok");
+    expect((await settleWithFakeTimers(wrapped.invoke("k"))).value).toBe("ok");
     expect(calls).toBe(2);
   });
 
   it("does not share a run its own caller cancelled: the call that joined it runs its own", async () => {
+    jest.useFakeTimers();
     let calls = 0;
+    let leaderStarted: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => (leaderStarted = resolve));
     const slow = new DynamicTool({
       name: "lookup",
       description: "lookup",
       func: async (_input, _runManager, config) => {
         calls += 1;
+        if (calls === 1) leaderStarted();
         await new Promise((resolve, reject) => {
           const timer = setTimeout(resolve, 50);
           config?.signal?.addEventListener("abort", () => {
@@ -253,9 +269,10 @@ describe("single-flight", () => {
     const leader = new AbortController();
     const first = wrapped.invoke("k", { signal: leader.signal }).catch((error: unknown) => error);
     const second = wrapped.invoke("k");
-    setTimeout(() => leader.abort(), 10);
-    await first;
-    expect(await second).toBe("ok");
+    // The leader's caller cancels once the leader's run has started (the other call has joined it by then).
+    void started.then(() => leader.abort());
+    const { value: [, answer] } = await settleWithFakeTimers(Promise.all([first, second]));
+    expect(answer).toBe("ok");
     expect(calls).toBe(2);
   });
 

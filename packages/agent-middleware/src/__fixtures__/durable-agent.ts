@@ -11,7 +11,7 @@ import type { ReinsEventListener } from "@reins/core";
 import { createReinsMiddleware, type ReinsMiddlewareLogger } from "../index";
 
 /**
- * The agent of the durable-run tests (`durable-runs.test.ts`), built the same way in every process:
+ * The agent of the durable-run tests (`durable-runs.integration.test.ts`), built the same way in every process:
  * a model that never answers and charges a new amount each turn (so only the call cap and the
  * step budget can end the run, never the repeat detector), a side-effect tool that writes each
  * execution to a ledger file (what really happened, across processes), and optionally LangChain's

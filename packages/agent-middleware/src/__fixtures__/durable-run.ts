@@ -1,5 +1,5 @@
 /**
- * One phase of a durable run, in its own Node process (run with `tsx`; `durable-runs.test.ts`
+ * One phase of a durable run, in its own Node process (run with `tsx`; `durable-runs.integration.test.ts`
  * spawns it): start the run, approve the paused call, or continue after a crash. Prints one JSON
  * line: the stop reason, whether the run is paused at an interrupt, the model calls, or the error.
  */

@@ -1,5 +1,5 @@
 /**
- * A Node cluster worker for `cluster-mode.test.ts` (bundled with esbuild): records one tool call
+ * A Node cluster worker for `cluster-mode.integration.test.ts` (bundled with esbuild): records one tool call
  * and the circuit state named by WORKER_CIRCUIT, serves its registry to the primary, says "ready".
  */
 import { Registry } from "prom-client";

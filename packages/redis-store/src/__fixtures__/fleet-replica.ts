@@ -47,6 +47,13 @@ function upstreamTool(name: string, url: (input: string) => string): DynamicTool
   });
 }
 
+/** A client that waits for Redis as long as it takes (the breaker case; see there). */
+function patientClient(url: string): Redis {
+  const client = new Redis(url, { maxRetriesPerRequest: 0 });
+  client.on("error", () => undefined);
+  return client;
+}
+
 async function main(): Promise<void> {
   const job = JSON.parse(process.env.REPLICA_JOB ?? "") as ReplicaJob;
   const client = new Redis(job.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 250 });
@@ -64,9 +71,15 @@ async function main(): Promise<void> {
     if (report.observations.length < 3 && !report.observations.includes(answer)) report.observations.push(answer);
   };
   const stores: RedisResultStore[] = [];
+  const clients: Redis[] = [client];
   try {
     if (job.mode === "breaker") {
-      const store = new RedisCircuitStore({ client });
+      // The shared breaker is under test, not its fallback: Redis gets seconds to answer, so a slow
+      // round trip on a loaded machine does not hand the decision to each replica's local breaker
+      // (which would let more requests through; redis-circuit-store.integration.test.ts covers that).
+      const patient = patientClient(job.redisUrl);
+      clients.push(patient);
+      const store = new RedisCircuitStore({ client: patient, operationTimeoutMs: 10_000 });
       const circuitBreaker = { failureThreshold: 3, halfOpenAfterMs: 2_000, ...(job.shared ? { store } : {}) };
       const executor = new ToolExecutor({ onEvent, policies: { payments: { retry: false, circuitBreaker } } });
       const [payments] = executor.wrap([upstreamTool("payments", () => `${job.upstreamUrl}/dead`)]);
@@ -98,7 +111,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await Promise.all(stores.map((store) => store.close()));
-    client.disconnect();
+    for (const each of clients) each.disconnect();
   }
   process.stdout.write(`${JSON.stringify(report)}\n`);
 }

@@ -50,6 +50,16 @@ describeRequiring([{ program: "redis-server" }], "RedisCircuitStore against a re
     return client;
   };
   const ready = (client: Redis): Promise<unknown> => (client.status === "ready" ? Promise.resolve() : new Promise((resolve) => client.once("ready", resolve)));
+  /**
+   * Ends the open window of `key`'s circuit now, as if its halfOpenAfterMs had passed: the windows
+   * are a minute long, so no call lands after one by chance on a slow machine, and none is waited out.
+   */
+  const endOpenWindow = async (key: string): Promise<void> => {
+    const raw = newClient();
+    await ready(raw);
+    expect(Number(await raw.hget(key, "openUntil"))).toBeGreaterThan(0);
+    await raw.hset(key, "openUntil", 1);
+  };
 
   beforeEach(async () => {
     redis = await startRedis();
@@ -68,7 +78,7 @@ describeRequiring([{ program: "redis-server" }], "RedisCircuitStore against a re
         const client = newClient();
         await ready(client);
         const store = new RedisCircuitStore({ client, keyPrefix: "test:circuit:" });
-        const executor = new ToolExecutor({ onEvent: (event) => events.push(event), policies: { payments: { retry: false, circuitBreaker: { failureThreshold: 2, halfOpenAfterMs: 300, store } } } });
+        const executor = new ToolExecutor({ onEvent: (event) => events.push(event), policies: { payments: { retry: false, circuitBreaker: { failureThreshold: 2, halfOpenAfterMs: 60_000, store } } } });
         return { executor, tool: executor.wrap([service.tool])[0] };
       }),
     );
@@ -80,7 +90,7 @@ describeRequiring([{ program: "redis-server" }], "RedisCircuitStore against a re
     expect(reachedTotal()).toBe(2);
     // A replica learns the shared state at its next call: the first has not called since.
     expect(replicas.map((replica) => replica.executor.circuitStateOf("payments"))).toEqual(["closed", "open", "open"]);
-    await new Promise((resolve) => setTimeout(resolve, 350));
+    await endOpenWindow("test:circuit:{payments}");
     // All replicas at once after the window: exactly one probe reaches the service.
     await Promise.all(replicas.map((replica) => replica.tool.invoke("a")));
     expect(reachedTotal()).toBe(3);
@@ -131,7 +141,7 @@ describeRequiring([{ program: "redis-server" }], "RedisCircuitStore against a re
     const client = newClient();
     await ready(client);
     const store = new RedisCircuitStore({ client });
-    const executor = new ToolExecutor({ policies: { search: { retry: false, circuitBreaker: { failureThreshold: 2, halfOpenAfterMs: 200, store } } } });
+    const executor = new ToolExecutor({ policies: { search: { retry: false, circuitBreaker: { failureThreshold: 2, halfOpenAfterMs: 60_000, store } } } });
     const [search] = executor.wrap([flaky]);
     for (let index = 0; index < 5; index += 1) await search.invoke("bad");
     expect(executor.circuitStateOf("search")).toBe("closed");
@@ -139,7 +149,7 @@ describeRequiring([{ program: "redis-server" }], "RedisCircuitStore against a re
     await search.invoke("x");
     expect(executor.circuitStateOf("search")).toBe("open");
     healthy = true;
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await endOpenWindow("reins:circuit:{search}");
     expect(await search.invoke("x")).toBe("ok");
     expect(executor.circuitStateOf("search")).toBe("closed");
     expect(reached).toBe(8);
@@ -186,11 +196,10 @@ describeRequiring([{ program: "redis-server" }], "RedisCircuitStore against a re
       const executor = new ToolExecutor({ metrics, onEvent: (event) => events.push(event), policies: { payments: { retry: false, circuitBreaker: { failureThreshold: 2, halfOpenAfterMs: 30_000, store } } } });
       const [payments] = executor.wrap([service.tool]);
       await payments.invoke("a");
-      let blocker: Redis | undefined;
       if (fault === "killed") await redis.stop();
       if (fault === "paused") redis.pause();
       if (fault === "slow") {
-        blocker = newClient();
+        const blocker = newClient();
         await ready(blocker);
         void blocker.call("DEBUG", "SLEEP", "3").catch(() => undefined);
         await new Promise((resolve) => setTimeout(resolve, 50));
@@ -208,9 +217,15 @@ describeRequiring([{ program: "redis-server" }], "RedisCircuitStore against a re
         expect(store.failures.acquire).toBeGreaterThanOrEqual(4);
         expect(await metrics.registry.metrics()).toMatch(new RegExp(`react_agent_circuit_store_errors_total\\{tool="payments",operation="acquire"\\} ${store.failures.acquire}\\n`));
         if (fault !== "killed") {
-          // Redis answers again: the shared state decides again, with no further store error.
+          // Redis answers again (a PING with no timeout returns once its sleep is over, or once it
+          // runs again after resume): the shared state decides again, with no further store error.
           if (fault === "paused") redis.resume();
-          await new Promise((resolve) => setTimeout(resolve, fault === "slow" ? 3_000 : 100));
+          const waiting = new Redis(redis.url, { maxRetriesPerRequest: 0 });
+          try {
+            await waiting.ping();
+          } finally {
+            waiting.disconnect();
+          }
           const failuresBefore = store.failures.acquire;
           await payments.invoke("a");
           expect(store.failures.acquire).toBe(failuresBefore);

@@ -18,7 +18,7 @@ describeLine1("runBothAgentStyles (npm run demo -- --agent create-agent; LangCha
     report = await runBothAgentStyles({
       write: (text) => void (transcript += text),
       registry: new Registry(),
-      // One classic scenario keeps this test short; demo.test.ts runs them all.
+      // One classic scenario keeps this test short; demo.integration.test.ts runs them all.
       scenarios: DEMO_SCENARIOS.filter((scenario) => scenario.id === "repeat-loop"),
     });
   }, 120_000);
