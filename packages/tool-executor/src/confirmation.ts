@@ -33,6 +33,12 @@ export interface SideEffectCallContext {
   readonly runId: string | undefined;
   /** Whether this call was dry-run earlier in the same run. */
   readonly dryRunShown: boolean;
+  /**
+   * `true` when the side-effect ledger found this exact call claimed before without a result (its
+   * holder stopped after the claim: the effect may have happened). Returning `true` then runs the
+   * call again (after checking downstream that it did not happen); `false` leaves it in doubt.
+   */
+  readonly inDoubt?: boolean;
 }
 
 /** Decides a side-effect call (human in the loop). Wins over the confirmation token. */

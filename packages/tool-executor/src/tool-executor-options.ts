@@ -1,3 +1,4 @@
+import { InMemorySideEffectLedger, type SideEffectLedger } from "./side-effect-ledger";
 import {
   DEFAULT_REACT_LABELS,
   createSecretRedactor,
@@ -95,6 +96,16 @@ export interface ToolExecutorOptions {
    * @default {} (the default patterns, on)
    */
   secretRedaction?: SecretRedactionOptions | false;
+  /**
+   * Where side-effect calls (`sideEffects: true` tools, after their confirmation or `approve`)
+   * are claimed before they run and their results stored after: one call (thread, else run +
+   * tool call id + exact input) runs at most once; a repeat gets the stored result; a claim whose
+   * holder died without a result is in doubt (outcome `in_doubt`, never run again automatically).
+   * Pass a shared ledger (`RedisSideEffectLedger` of `@reins/redis-store`) in a fleet. Applies to
+   * calls that carry a tool call id (`createAgent`, LangGraph's `ToolNode`).
+   * @default a new InMemorySideEffectLedger (per executor, so per process)
+   */
+  sideEffectLedger?: SideEffectLedger;
 }
 
 /** `ToolExecutorOptions` with defaults applied and every policy validated. */
@@ -111,6 +122,7 @@ export interface ResolvedToolExecutorOptions {
   readonly maxTrackedRuns: number;
   readonly labels: ReActLabelSet;
   readonly secretRedactor: SecretRedactor;
+  readonly sideEffectLedger: SideEffectLedger;
 }
 
 /** Defaults of {@link ToolExecutorOptions}. */
@@ -139,6 +151,7 @@ const OPTION_KEYS = [
   "maxTrackedRuns",
   "labels",
   "secretRedaction",
+  "sideEffectLedger",
 ];
 
 /**
@@ -187,6 +200,10 @@ export function resolveToolExecutorOptions(options: ToolExecutorOptions = {}): R
   if (!Number.isInteger(maxTrackedRuns) || maxTrackedRuns < 1) {
     throw new ToolExecutorOptionsError({ field: "maxTrackedRuns", value: maxTrackedRuns, reason: "must be an integer >= 1" });
   }
+  const ledger = options.sideEffectLedger;
+  if (ledger !== undefined && (typeof ledger !== "object" || ledger === null || typeof ledger.claim !== "function" || typeof ledger.complete !== "function")) {
+    throw new ToolExecutorOptionsError({ field: "sideEffectLedger", value: "(object)", reason: "must implement SideEffectLedger (claim, complete, release, takeOver, confirmationToken, peekConfirmationToken)" });
+  }
   let secretRedactor: SecretRedactor;
   try {
     secretRedactor = createSecretRedactor(options.secretRedaction ?? {});
@@ -206,5 +223,6 @@ export function resolveToolExecutorOptions(options: ToolExecutorOptions = {}): R
     maxTrackedRuns,
     labels: options.labels ?? DEFAULT_REACT_LABELS,
     secretRedactor,
+    sideEffectLedger: ledger ?? new InMemorySideEffectLedger({ now: options.now ?? DEFAULT_TOOL_EXECUTOR_OPTIONS.now }),
   });
 }
