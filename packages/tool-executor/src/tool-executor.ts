@@ -3,7 +3,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface, ToolInterface } from "@langchain/core/tools";
 import { emitEvent, isRecord, recordRunCall, wantsContent, type CircuitState, type ReinsEvent } from "@reins/core";
 import { directFuncOf } from "./call-original";
-import { checkCallCap, checkIdempotency, gateSideEffectCall, withIdempotencyClaim } from "./call-guards";
+import { checkCallCap, checkIdempotency, confirmedAcrossReplicas, gateSideEffectCall, withIdempotencyClaim } from "./call-guards";
 import { createAttemptTimeout, createToolBreaker, createToolBulkhead, toCircuitState } from "./cockatiel-policies";
 import { StoppedRunCallError, ToolExecutorOptionsError, ToolValidationError } from "./errors";
 import { type CallFacts, type CallResult, type ExecutorContext, type ToolState, type WrappedTool } from "./executor-context";
@@ -282,8 +282,12 @@ export class ToolExecutor {
     const cached = cache === undefined ? undefined : await readCache(this.context, cache, toolName, toolInput, run.runId, () => (storeFailed = true));
     if (cached !== undefined) return cached;
 
-    const gate = await gateSideEffectCall(this.context, state, toolInput, prepared, run, (name) => this.warnUnbound(name));
-    if (gate !== undefined) return gate;
+    // Confirmations live in the ledger: a token shown by this run's dry run in another replica counts here.
+    const confirmations = { ledger: this.options.sideEffectLedger };
+    if (!(await confirmedAcrossReplicas(this.context, state, toolInput, prepared, run, confirmations))) {
+      const gate = await gateSideEffectCall(this.context, state, toolInput, prepared, run, (name) => this.warnUnbound(name), confirmations);
+      if (gate !== undefined) return gate;
+    }
     // Stage "ledger claim": a confirmed side-effect call with a tool call id runs at most once.
     const identity = state.policy.sideEffects ? sideEffectIdentityOf(config.configurable, run, toolCallId) : undefined;
     const ledger = this.options.sideEffectLedger;
