@@ -74,8 +74,10 @@ export class RedisResultStore implements ToolResultStore {
         commandTimeout: operationTimeoutMs,
         connectTimeout: Math.max(operationTimeoutMs, 1000),
       });
-    // ioredis emits "error" while reconnecting; unhandled, it would crash the process.
-    (this.client as { on?: (event: string, listener: (error: unknown) => void) => void }).on?.("error", () => undefined);
+    // ioredis emits "error" while reconnecting; unhandled, it would crash the process. Only on the
+    // client this store created: an app's own client is the app's to listen to (a listener added
+    // here would pile up per store and hide errors the app does not handle).
+    if (this.ownsClient) (this.client as { on?: (event: string, listener: (error: unknown) => void) => void }).on?.("error", () => undefined);
     this.viaSendCommand = typeof (this.client as { call?: unknown }).call !== "function" && typeof (this.client as { sendCommand?: unknown }).sendCommand === "function";
   }
 
