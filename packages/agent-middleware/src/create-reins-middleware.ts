@@ -39,6 +39,7 @@ import { MIDDLEWARE_MESSAGES } from "./messages";
 import { MiddlewareRunContexts, type LiveRun } from "./run-contexts";
 import { newRunRecord, NOTES_AT_METADATA_KEY, reinsRunSchema, runMessagesOf, type ReinsRunRecord } from "./run-record";
 import { correctionOf, rescueReply } from "./tool-call-rescue";
+import { readRequestProvenance, untrustedPiecesOf, withUntrustedCalls } from "./untrusted-provenance";
 import { answerOfMessages, auditWarning, MiddlewareAuditTrail, questionOfMessages } from "./middleware-audit";
 
 /** The state the middleware adds to the agent's state (`stateSchema`). */
@@ -277,7 +278,13 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
       if (repairOptions === undefined || tools.length === 0) return response;
       const run = runOf(request.state);
       const messages = (request.state as { messages?: BaseMessage[] }).messages ?? request.messages;
-      const rescue = () => rescueReply(response, { tools, options: repairOptions, slot: run?.slot, messages, emit });
+      // Provenance: the calls in what the model was shown from outside itself (always on).
+      const requestWithSystem = request as { systemMessage?: unknown; systemPrompt?: unknown };
+      const pieces = untrustedPiecesOf(requestWithSystem.systemMessage ?? requestWithSystem.systemPrompt, request.messages ?? messages);
+      const provenance = readRequestProvenance(run?.slot.provenance, pieces, tools.map((tool) => tool.name));
+      if (run !== undefined) run.slot.provenance = provenance;
+      const untrustedCalls = new Set([...(run?.record.untrustedCalls ?? []), ...provenance.keys]);
+      const rescue = () => rescueReply(response, { tools, options: repairOptions, slot: run?.slot, messages, untrustedCalls, emit });
       return audit === undefined || run === undefined ? rescue() : audit.duringModelCall(run.record.runId, rescue);
     },
     afterModel: {
@@ -297,6 +304,7 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         const usage = usageOfReply(last, () => state.messages.slice(0, -1).map(textOf).join("\n"), estimate);
         emit({ type: "token_usage", runId, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, estimated: usage.estimated });
         let record = engine === undefined ? run.record : engine.modelReplied(run.record, usage, [modelNameOfReply(last)]);
+        record = withUntrustedCalls(record, slot.provenance?.keys);
 
         const text = textOf(last);
         const calls: TurnCall[] = (last.tool_calls ?? []).filter((call) => !call.name.startsWith(STRUCTURED_OUTPUT_PREFIX)).map((call) => ({ name: call.name, args: call.args, ...(call.id !== undefined ? { id: call.id } : {}) }));

@@ -2,6 +2,7 @@ import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messag
 import type { LoopFinishStep } from "@reins/core";
 import type { Invocation } from "./invocation";
 import { resultFactsOf, textOf } from "./run-record";
+import type { ProvenanceCache } from "./untrusted-provenance";
 
 /** Per-process state of one run of the middleware, in the run's `RunContext` slots. */
 export interface RunSlot {
@@ -12,6 +13,8 @@ export interface RunSlot {
   lastDecisionAtMs: number;
   /** The graph invocation this process is running the run in. */
   invocation: Invocation;
+  /** What this process has read of the run's untrusted text (the record keeps the keys). */
+  provenance?: ProvenanceCache;
 }
 
 // One reading of a message's text, kept in the lower file (run-record.ts) and shared from here.

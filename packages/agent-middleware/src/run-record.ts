@@ -58,6 +58,12 @@ export const reinsRunSchema = z.object({
   notedBudgets: z.array(z.string()),
   steps: z.array(runStepSchema),
   notes: z.array(pendingNoteSchema),
+  /**
+   * Keys of the calls seen in the run's untrusted text (tool results, prompts, human messages;
+   * `@reins/react-output-parser`'s `untrustedCallKeys`: hashes, no tool input). A call the model
+   * writes as text that repeats one does not run. Absent in records saved before it existed.
+   */
+  untrustedCalls: z.array(z.string()).optional(),
   /** The stop decision, once made (never withdrawn). */
   stop: z.object({ reason: z.enum(STOP_REASONS as unknown as [StopReason, ...StopReason[]]), message: z.string() }).optional(),
 });

@@ -107,7 +107,7 @@ describe("createReinsMiddleware", () => {
       else for await (const chunk of await agent.stream(input, { streamMode: "values" })) messages = (chunk as { messages: BaseMessage[] }).messages;
       expect(written).toEqual([]);
       const corrections = messages.filter((message) => ToolMessage.isInstance(message) && (message as ToolMessage).status === "error").map(textOf);
-      expect(corrections.join("\n")).toContain("repeats text from a tool result");
+      expect(corrections.join("\n")).toContain("came from untrusted text");
       expectCleanHistory(messages);
     });
   });

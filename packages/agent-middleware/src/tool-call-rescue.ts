@@ -26,6 +26,8 @@ export interface ReplyRescueContext {
   readonly slot: RunSlot | undefined;
   /** The messages before the reply (their ToolMessages are the run's tool results). */
   readonly messages: readonly BaseMessage[];
+  /** Keys of the calls seen in the run's untrusted text (`untrusted-provenance.ts`). @default none */
+  readonly untrustedCalls?: ReadonlySet<string>;
   readonly emit: (event: ReinsEvent) => void;
 }
 
@@ -79,7 +81,7 @@ export function rescueReply(message: AIMessage, context: ReplyRescueContext): AI
       ...(finishReason !== undefined ? { finishReason } : {}),
     },
     context.tools,
-    { ...context.options, toolResults, passThrough: (name) => name.startsWith(STRUCTURED_OUTPUT_PREFIX) },
+    { ...context.options, toolResults, ...(context.untrustedCalls !== undefined ? { untrustedCalls: context.untrustedCalls } : {}), passThrough: (name) => name.startsWith(STRUCTURED_OUTPUT_PREFIX) },
   );
   const unchanged = rescue.outcome === "answer" || (rescue.outcome === "native" && rescue.refused.length === 0 && rescue.calls.every((call) => call.id !== undefined));
   if (unchanged && !rescue.contentChanged && (message.invalid_tool_calls ?? []).length === 0) return message;

@@ -110,7 +110,8 @@ export {
   type SecretRedactionResult,
   type SecretRedactor,
 } from "./secret-redaction";
-export { foldText, normalizeLineBreaks, UNICODE_LINE_BREAKS } from "./untrusted-text-view";
+export { withoutNeutralizedMarks } from "./neutralized-marks";
+export { decodeUntrustedText, foldText, normalizeLineBreaks, UNICODE_LINE_BREAKS } from "./untrusted-text-view";
 export {
   hasNeutralizedMarks,
   neutralizeUntrustedText,

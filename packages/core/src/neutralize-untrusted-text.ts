@@ -9,7 +9,8 @@
  * escapes (`\n`, `\"`, `\u003c`, `\x3c`), then per Unicode class every line break a line break,
  * format, combining and control characters removed, every space separator a space, NFKC and the
  * TR39 confusable skeleton (look-alike letters). The edges of the text are checked for a label
- * split across two observations (`untrusted-text-edges.ts`). Edits are made
+ * split across two observations, and for a call or JSON blob left incomplete at either end
+ * (`untrusted-text-edges.ts`: its unclosed openings or unmatched closings become `«{»`, `«}»`). Edits are made
  * in the original text at the positions the view maps back to, so the text stays as written
  * except for visible marks: a label is quoted (`«Final Answer»: …`), a line that would still read
  * as one gets `| ` before it, a tag's `<` becomes `‹`, a blob's name key is quoted (`"«action»"`),
@@ -75,4 +76,5 @@ export function hasNeutralizedMarks(text: string): boolean {
 
 // A quoted label edge (`«Final Ans»`) joined to the next observation reads `«Final Ans»wer:`: letters
 // may follow the closing mark before the colon.
-const NEUTRALIZED_MARK = /\u00ab[^\s\u00ab\u00bb](?:[^\u00ab\u00bb\n]{0,80}[^\s\u00ab\u00bb])?\u00bb(?:[\p{L}\p{N}]{0,40}\s*[*_`~]*\s*[:\uff1a]|["'`]\s*:|\s*[[(])/u;
+// A quoted brace or bracket (`«{»`, `«}»`) marks the edge of an incomplete JSON structure.
+const NEUTRALIZED_MARK = /\u00ab[^\s\u00ab\u00bb](?:[^\u00ab\u00bb\n]{0,80}[^\s\u00ab\u00bb])?\u00bb(?:[\p{L}\p{N}]{0,40}\s*[*_`~]*\s*[:\uff1a]|["'`]\s*:|\s*[[(])|\u00ab[{}[\]]\u00bb/u;

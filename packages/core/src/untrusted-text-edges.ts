@@ -7,6 +7,13 @@
  * The same holds for the grammar's other named shapes: a tag name (`…<tool_ca` + `ll>{…}`), a
  * blob's name key (`…{"acti` + `on": …`) and a paper-style call of a finish or of the agent's
  * tools (`…delete_a` + `ll[…]`).
+ *
+ * An incomplete call or JSON blob is marked the same way: a text that ends inside a JSON object or
+ * list (`…<tool_call>{"name": "delete_all", "argu`) gets its unclosed openings quoted (`«{»`), and a
+ * text that starts with the tail of one (`ents": {}}</tool_call>`) gets its unmatched closings
+ * quoted (`{}«}»`), so two texts joined never hold a balanced object a reader could take for a
+ * call. A whole JSON value, however long, is balanced and left as it is; a cut marker after an
+ * unclosed opening (the cleaner's `[N characters omitted]`) stays as written, after the marked brace.
  */
 import { type ReActLabelSet, normalizeLabelWord } from "./label-grammar";
 import { NEUTRALIZED_CLOSE, NEUTRALIZED_OPEN } from "./neutralized-marks";
@@ -117,6 +124,8 @@ export function findLabelEdges(view: string, grammar: ReActGrammar, edits: Edit[
       startMarked = true;
     }
   }
+  // Before the named shapes: a brace's closing mark then comes before a key's opening mark at the same spot (`«{»«"acti»`).
+  findIncompleteStructureEdges(view, edits, found);
   findNamedShapeEdges(view, grammar, edits, found, endMarked, startMarked);
 }
 
@@ -148,15 +157,18 @@ function findNamedShapeEdges(view: string, grammar: ReActGrammar, edits: Edit[],
   if (!startMarked) findNamedShapeStart(view, grammar, edits, found);
 }
 
-/** A blob name key whose value the next text would bring: `"action"`, `"action":` or `"action": "` at the very end. */
-const TRAILING_KEY = /"([A-Za-z_]{1,20})"\s*(?::\s*"?)?\s*$/;
+/**
+ * A blob name key whose value the next text would bring or complete: `"action"`, `"action":`,
+ * `"action": "` or `"name": "dele` at the very end.
+ */
+const TRAILING_KEY = /"([A-Za-z_]{1,20})"\s*(?::\s*(?:"[^"\\\n]{0,64})?)?\s*$/;
 /** A blob name key at the very start whose opening brace the previous text holds: `"action": …`. */
 const LEADING_KEY = /^\s*"([A-Za-z_]{1,20})"\s*:/;
 
 function findNamedShapeEnd(view: string, grammar: ReActGrammar, edits: Edit[], found: string[]): void {
   let end = view.length;
   while (end > 0 && isBlank(view[end - 1])) end -= 1;
-  const tail = view.slice(Math.max(0, end - 40), end);
+  const tail = view.slice(Math.max(0, end - 110), end);
   const key = TRAILING_KEY.exec(tail);
   if (key !== null && ACTION_BLOB_NAME_KEYS.includes((key[1] as string).toLowerCase())) {
     const keyStart = end - tail.length + key.index + 1;
@@ -217,5 +229,94 @@ function findNamedShapeStart(view: string, grammar: ReActGrammar, edits: Edit[],
   if ((kind === "tag" && isTagEnd) || (kind !== undefined && isKeyEnd) || isCallTail) {
     mark(edits, start, headEnd);
     found.push(`edge start ${head}`);
+  }
+}
+
+/** Longest stretch at each end scanned for an incomplete structure's edges, in characters of the view. */
+const MAX_STRUCTURE_SCAN_CHARS = 100_000;
+
+/** Whether the character at `index` is already quoted as an edge (`«}»`): neutralising twice changes nothing more. */
+function isMarked(view: string, index: number): boolean {
+  return view[index - 1] === NEUTRALIZED_OPEN && view[index + 1] === NEUTRALIZED_CLOSE;
+}
+
+/** Whether the opening at `index` starts JSON: `{` then a quoted key (or nothing more), `[` then a value's start. */
+function opensJson(view: string, index: number): boolean {
+  let next = index + 1;
+  while (next < view.length && isBlank(view[next])) next += 1;
+  const after = view[next];
+  if (after === undefined) return true;
+  return view[index] === "{" ? after === '"' || after === "'" : after === "{" || after === "[" || after === '"';
+}
+
+/**
+ * Whether the text starts inside a string of a structure that began in an earlier text:
+ * `ents": {}}` (a key's tail) or `thing"}` (a value's tail) — a first quote, before any structural
+ * character, that is followed by what follows a closing quote.
+ */
+function startsInString(view: string): boolean {
+  for (let index = 0; index < view.length && index < 200; index += 1) {
+    const character = view[index];
+    if (character === '"') {
+      let next = index + 1;
+      while (next < view.length && isBlank(view[next])) next += 1;
+      const after = view[next];
+      return index > 0 && (after === ":" || after === "," || after === "}" || after === "]");
+    }
+    if (character === "{" || character === "[" || character === "}" || character === "]" || character === ":" || character === "\n") return false;
+  }
+  return false;
+}
+
+/** What may stand between the values of a JSON structure (outside its strings): `,`, `:`, numbers, `true`, `false`, `null`. */
+const JSON_FILLER = /[\s,:0-9.eE+\-truefalsn]/;
+
+/**
+ * Marks the incomplete JSON structures at the edges of `view` (see the module doc). The start:
+ * while the text reads as the rest of a structure begun earlier (strings, JSON values, nested
+ * structures), each closing with no opening is quoted; the first other character at that level
+ * (prose, a tag) ends the start. The end: each opening still unclosed at the end is quoted when it
+ * starts JSON. One string-aware pass (outside any structure a quote is prose and starts no string),
+ * bounded to {@link MAX_STRUCTURE_SCAN_CHARS}.
+ */
+export function findIncompleteStructureEdges(view: string, edits: Edit[], found: string[]): void {
+  if (!/[{}[\]]/.test(view)) return;
+  const limit = Math.min(view.length, MAX_STRUCTURE_SCAN_CHARS);
+  const openings: number[] = [];
+  const unmatched: number[] = [];
+  let inString = startsInString(view);
+  let quote = '"';
+  // Still reading the tail of a structure an earlier text opened.
+  let atStart = true;
+  for (let index = 0; index < limit; index += 1) {
+    const character = view[index] as string;
+    if (inString) {
+      if (character === "\\") index += 1;
+      else if (character === quote) inString = false;
+      continue;
+    }
+    if (character === '"' || character === "'") {
+      if (openings.length > 0 || atStart) {
+        inString = true;
+        quote = character;
+      }
+      continue;
+    }
+    if (character === "{" || character === "[") openings.push(index);
+    else if (character === "}" || character === "]") {
+      if (openings.pop() === undefined && atStart) unmatched.push(index);
+    } else if (atStart && openings.length === 0 && !JSON_FILLER.test(character) && character !== NEUTRALIZED_OPEN && character !== NEUTRALIZED_CLOSE) atStart = false;
+  }
+  for (const index of unmatched) {
+    if (isMarked(view, index)) continue;
+    mark(edits, index, index + 1);
+    found.push(`edge start ${view[index]}`);
+  }
+  // An opening still open at the end of the scanned text: the text ends inside it.
+  if (limit < view.length) return;
+  for (const index of openings) {
+    if (!opensJson(view, index)) continue;
+    mark(edits, index, index + 1);
+    found.push(`edge end ${view[index]}`);
   }
 }

@@ -181,6 +181,17 @@ export function decodedView(text: string): View {
   return buildView(text, true);
 }
 
+/**
+ * `text` as the neutraliser and the provenance check read it: HTML entities and JSON/JS escapes
+ * decoded, then folded (the module doc). What a model may make of the text when it copies it.
+ *
+ * @param text - untrusted text (a tool result, a prompt, a message)
+ * @returns the decoded, folded text (the text itself when nothing changes)
+ */
+export function decodeUntrustedText(text: string): string {
+  return decodedView(text).text;
+}
+
 /** The folded view of `text`, without decoding entities or escapes (how labels are read in model text). */
 export function foldedView(text: string): View {
   return buildView(text, false);

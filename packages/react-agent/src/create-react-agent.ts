@@ -15,6 +15,7 @@ import {
   type ReactAgentLoopControlOptions,
   type ResolvedReactAgentOptions,
 } from "./react-agent-options";
+import { ReActProvenance } from "./react-provenance";
 import { ReinsReactAgent } from "./reins-react-agent";
 import { recordRefusedCall } from "./run-findings";
 import { renderToolDescriptions } from "./scratchpad";
@@ -169,6 +170,7 @@ export async function createReactAgent(options: CreateReactAgentOptions): Promis
     runContext,
     streamRunnable: resolved.streamRunnable,
     handleParsingErrors: resolved.handleParsingErrors,
+    provenance: new ReActProvenance(tools, shared),
     ...(callOutcomes !== undefined ? { callOutcomes } : {}),
     ...(sharedRuns !== undefined ? { sharedRuns } : {}),
     loopFinish: resolved.loopFinish,

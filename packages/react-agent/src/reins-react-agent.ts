@@ -15,6 +15,7 @@ import type { CallOutcomes } from "./call-outcomes";
 import { ReactAgentToolsError } from "./errors";
 import { EXCEPTION_TOOL_NAME } from "./exception-tool";
 import type { ReactAgentInput } from "./react-agent-options";
+import type { ReActProvenance } from "./react-provenance";
 import { parseReActStep } from "./react-step-parser";
 import { REFUSED_CALLS_SLOT, withoutRefusedSteps } from "./run-findings";
 import { formatReActScratchpad } from "./scratchpad";
@@ -54,6 +55,8 @@ export interface ReinsReactAgentFields {
   readonly sharedRuns?: SharedRunContexts;
   /** The model name the agent's `llm` was built with, priced when a reply reports none. */
   readonly requestedModel?: string;
+  /** Reads the run's untrusted text and refuses actions that repeat a call found there (always on in `createReactAgent`). */
+  readonly provenance?: ReActProvenance;
   /** See `CreateReactAgentOptions.handleParsingErrors`. @default true */
   readonly handleParsingErrors?: boolean | string | ((error: OutputParserException) => string);
 }
@@ -112,6 +115,7 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
   private readonly returnDirectTools: ReadonlySet<string>;
   private readonly toolNames: ReadonlySet<string>;
   private readonly handleParsingErrors: boolean | string | ((error: OutputParserException) => string);
+  private readonly provenance: ReActProvenance | undefined;
   private readonly callOutcomes: CallOutcomes | undefined;
   /** Where the agent's own ToolExecutor finds callback-free runs (see `shareRun`). */
   private readonly sharedRuns: SharedRunContexts | undefined;
@@ -147,6 +151,7 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
     this.wrappedToolCalls = fields.wrappedToolCalls;
     this.returnDirectTools = fields.returnDirectTools ?? new Set();
     this.handleParsingErrors = fields.handleParsingErrors ?? true;
+    this.provenance = fields.provenance;
     this.callOutcomes = fields.callOutcomes;
     this.sharedRuns = fields.sharedRuns;
     this.requestedModel = fields.requestedModel;
@@ -247,7 +252,12 @@ export class ReinsReactAgent extends Runnable<ReactAgentInput, AgentAction | Age
       if (loop !== undefined && run !== undefined) loop.modelReplied(run, reply, () => promptValue.toString(), loop.options.now() - startedAtMs, this.requestedModel);
       const observationCount = steps.filter((step) => step.action.tool !== EXCEPTION_TOOL_NAME).length;
       // The parser's events carry the run's id (the controller's, on this path) so a recorder groups them.
-      const parsed = parseReActStep(this.parser, this.labels, replyText(reply), observationCount, run?.runId);
+      let parsed = parseReActStep(this.parser, this.labels, replyText(reply), observationCount, run?.runId);
+      // Provenance: an action that repeats a call seen in an observation or the input does not run.
+      if (parsed.ok && !("returnValues" in parsed.step) && this.provenance !== undefined) {
+        const refusal = this.provenance.refusalOf(parsed.step, values, steps, run?.runId);
+        if (refusal !== undefined) parsed = { ok: false, error: refusal, repairs: parsed.repairs };
+      }
       if (!parsed.ok) {
         // Planned as the executor's own parse-error step: its `_Exception` tool (LangChain's on
         // invoke(), agent.tools' on stream()) shows the model the corrective observation as is.

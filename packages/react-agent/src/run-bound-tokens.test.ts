@@ -195,3 +195,110 @@ describe("a dry run repeated for the same call", () => {
     expect(new Set(observations).size).toBe(1);
   });
 });
+
+describe("two invocations given the same LangChain runId", () => {
+  type IdPath = "invoke" | "stream" | "streamEvents" | "invoke with callbacks" | "stream with callbacks";
+  const ID_PATHS: readonly IdPath[] = ["invoke", "stream", "streamEvents", "invoke with callbacks", "stream with callbacks"];
+
+  async function runWithId(executor: AgentExecutor, input: string, path: IdPath, runId: string): Promise<Record<string, unknown>> {
+    const callbacks = path.endsWith("with callbacks") ? { callbacks: [new NoopHandler()] } : {};
+    if (path.startsWith("invoke")) return executor.invoke({ input }, { runId, ...callbacks });
+    let merged: Record<string, unknown> = {};
+    if (path.startsWith("stream ") || path === "stream") {
+      for await (const chunk of await executor.stream({ input }, { runId, ...callbacks })) merged = { ...merged, ...(chunk as Record<string, unknown>) };
+      return merged;
+    }
+    for await (const event of executor.streamEvents({ input }, { version: "v2", runId })) {
+      if (event.name === "AgentExecutor" && event.event === "on_chain_stream") merged = { ...merged, ...(event.data.chunk as Record<string, unknown>) };
+    }
+    return merged;
+  }
+
+  /**
+   * "ask": dry-runs the email, hands the token it saw to `seen`, waits for `release`, answers
+   * without confirming. "replay <token>": confirms at once with that token.
+   */
+  function askThenReplayModel(seen: (token: string) => void, release: Promise<void>): ScriptedChatModel {
+    const reply = async (prompt: string): Promise<string> => {
+      const question = prompt.slice(prompt.lastIndexOf("\nQuestion: "));
+      const step = question.split("\nObservation:").length - 1;
+      const replayed = /Question: replay (ok-[0-9a-f]{8})/.exec(question)?.[1];
+      if (replayed !== undefined) return step === 0 ? `Thought: confirm\nAction: send_email\nAction Input: ${JSON.stringify({ to: "a@example.com", confirm: replayed })}` : "Thought: done\nFinal Answer: replayed";
+      if (step === 0) return `Thought: send\nAction: send_email\nAction Input: ${JSON.stringify({ to: "a@example.com" })}`;
+      const token = TOKEN.exec(question.replace(/\\"/g, '"'))?.[1];
+      if (token !== undefined) seen(token);
+      await release;
+      return "Thought: I will ask the user first\nFinal Answer: asked";
+    };
+    return new ScriptedChatModel({ replies: [reply], cycle: true, recordCalls: false });
+  }
+
+  describe.each(ID_PATHS)("on executor.%s", (path) => {
+    it.each(["one after the other", "at once"] as const)("do not share a run (%s): one's dry-run token does not confirm the other's call", async (timing) => {
+      const sent: string[] = [];
+      const events: ToolCallEvent[] = [];
+      let seen!: (token: string) => void;
+      const token = new Promise<string>((resolve) => (seen = resolve));
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      if (timing === "one after the other") release();
+      const agent = await createReactAgent({
+        llm: askThenReplayModel(seen, released),
+        tools: [emailTools(sent).object],
+        prompt: REACT_PROMPT,
+        toolExecutor: { policies: { send_email: { sideEffects: true } } },
+        onEvent: (event) => {
+          if (event.type === "tool_call") events.push(event);
+        },
+      });
+      const executor = new AgentExecutor({ agent, tools: agent.tools, returnIntermediateSteps: true });
+      const runId = "11111111-2222-4333-8444-555555555555";
+      const first = runWithId(executor, "ask", path, runId);
+      if (timing === "one after the other") expect((await first).output).toBe("asked");
+      const issued = await token;
+      expect(issued).toMatch(/^ok-[0-9a-f]{8}$/);
+      const second = await runWithId(executor, `replay ${issued}`, path, runId);
+      release();
+      expect((await first).output).toBe("asked");
+      expect(second.output).toBe("replayed");
+      expect(sent).toEqual([]);
+      expect(events.map((event) => event.outcome)).toEqual(["dry_run", "dry_run"]);
+    });
+  });
+});
+
+describe("a confirmation of another input than the dry run showed", () => {
+  it.each(["invoke", "stream"] as const)("gets its own dry run on executor.%s: a token binds the exact string its dry run showed", async (path) => {
+    const ran: string[] = [];
+    const events: ToolCallEvent[] = [];
+    const shown = "SELECT 1 -- DROP TABLE users";
+    const other = "SELECT 1 --\nDROP TABLE users";
+    const reply = async (prompt: string): Promise<string> => {
+      const question = prompt.slice(prompt.lastIndexOf("\nQuestion: "));
+      const step = question.split("\nObservation:").length - 1;
+      if (step === 0) return `Thought: run it\nAction: run_sql\nAction Input: ${shown}`;
+      const token = TOKEN.exec(question.replace(/\\"/g, '"'))?.[1];
+      if (step === 1) return `Thought: confirm\nAction: run_sql\nAction Input: ${JSON.stringify({ input: other, confirm: token })}`;
+      return "Thought: stop\nFinal Answer: not run";
+    };
+    const agent = await createReactAgent({
+      llm: new ScriptedChatModel({ replies: [reply], cycle: true, recordCalls: false }),
+      tools: [new DynamicTool({ name: "run_sql", description: "Runs a SQL statement.", func: async (query: string) => {
+        ran.push(query);
+        return "done";
+      } })],
+      prompt: REACT_PROMPT,
+      toolExecutor: { policies: { run_sql: { sideEffects: true } } },
+      onEvent: (event) => {
+        if (event.type === "tool_call") events.push(event);
+      },
+    });
+    const executor = new AgentExecutor({ agent, tools: agent.tools, returnIntermediateSteps: true });
+    const result = await runOn(executor, "run", path);
+    expect(ran).toEqual([]);
+    expect(events.map((event) => event.outcome)).toEqual(["dry_run", "dry_run"]);
+    const observations = (result.intermediateSteps as { observation: string }[]).map((step) => step.observation);
+    expect(observations[0]).toContain(`It would run with input ${JSON.stringify(shown)}.`);
+    expect(observations[1]).toContain(`It would run with input ${JSON.stringify(other)}.`);
+  });
+});

@@ -5,6 +5,9 @@ import { RunContextStore, type RunContext } from "@reins/core";
 /** Most string-input calls waiting for their tool run at once; the oldest binding is dropped first. */
 const MAX_PENDING_TEXT_CALLS = 1024;
 
+/** Most run ids remembered as shared by two runs (see `SharedRunContexts.share`); the oldest is forgotten first. */
+const MAX_CONFLICTED_IDS = 1024;
+
 /** The call in flight and the store that bound it (a tool of one agent may run inside another's call). */
 interface BoundCall {
   readonly owner: SharedRunContexts;
@@ -39,15 +42,36 @@ export class SharedRunContexts extends RunContextStore {
   });
   private readonly byInput = new WeakMap<object, WeakRef<RunContext>>();
   private readonly byText = new Map<string, WeakRef<RunContext>[]>();
+  /** Run ids two live runs were handed (a caller's reused `runId`): no run is found by them. */
+  private readonly conflicted = new Set<string>();
 
   /** @param base - the agent's `runContext`, looked up first */
   constructor(private readonly base: RunContextStore) {
     super();
   }
 
-  /** Makes `context` the run of every id in `runIds` (ids already known are left alone). */
+  /**
+   * Makes `context` the run of every id in `runIds` (ids already known are left alone). The run
+   * itself is Reins' (one per invocation, from its trajectory); the ids are LangChain's, and a
+   * caller may hand two invocations the same `runId`. An id already shared by another live run
+   * is therefore nobody's from then on: neither run is found by it (each still finds its own
+   * calls through their binding), so one invocation never reaches the other's dry-run tokens,
+   * call counts or cache.
+   */
   share(context: RunContext, runIds: readonly string[]): void {
     for (const id of runIds) {
+      if (this.conflicted.has(id)) continue;
+      const known = this.byId.get(id)?.deref();
+      if (known !== undefined && known !== context) {
+        this.byId.delete(id);
+        this.conflicted.add(id);
+        while (this.conflicted.size > MAX_CONFLICTED_IDS) {
+          const oldest = this.conflicted.values().next().value;
+          if (oldest === undefined) break;
+          this.conflicted.delete(oldest);
+        }
+        continue;
+      }
       if (this.contextOf(id) !== undefined) continue;
       this.byId.set(id, new WeakRef(context));
       this.forget.register(context, id);

@@ -11,7 +11,7 @@ import { parseKeywordArguments } from "./inline-call";
 import { stripWrappingQuotes } from "./quotes";
 import { dropDanglingFences } from "./segment-labels";
 import { hasText, isPlainObject, trimBlankLines } from "./text-lines";
-import type { ToolInputSpec } from "./tool-schema";
+import { unknownArgumentNames, type ToolInputSpec } from "./tool-schema";
 
 // ---------------------------------------------------------------------------------------------
 // Action Input text
@@ -168,6 +168,9 @@ export function objectValue(work: Work, spec: ToolInputSpec, value: unknown): Fi
     if (Object.keys(value).length > 0) work.repairs.add("arguments_dropped_for_no_argument_tool");
     return act(work, spec.name, {});
   }
+  // A name the tool does not take is named first: the schema would drop it (or miss the field it stands for).
+  const unknown = unknownArgumentNames(spec, value);
+  if (unknown.length > 0) return fail(work, "invalid_tool_input", PARSER_MESSAGES.unknownArguments(labels, spec.name, unknown, spec.properties, spec.required, exampleFor(spec)));
   const issues = spec.validate?.(value) ?? [];
   if (issues.length > 0) {
     const described = issues.slice(0, 8).map((issue) => (issue.path.length > 0 ? `${issue.path}: ${issue.message}` : issue.message));

@@ -17,6 +17,7 @@ export { PARSER_ERROR_REASONS, type ParserErrorReason } from "./parser-error-rea
 export type { ParseContext } from "./validators";
 export {
   describeToolInput,
+  unknownArgumentNames,
   type ParserTool,
   type ToolInputIssue,
   type ToolInputKind,
@@ -50,3 +51,12 @@ export {
   type WrittenToolCallReadOptions,
   type WrittenToolCalls,
 } from "./written-tool-calls";
+export {
+  isUntrustedCall,
+  readUntrustedCalls,
+  untrustedCallKeys,
+  untrustedCallName,
+  UNTRUSTED_JOIN_TAIL_CHARS,
+  type UntrustedCallCandidate,
+  type UntrustedCallReadOptions,
+} from "./untrusted-calls";

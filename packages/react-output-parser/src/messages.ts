@@ -4,6 +4,8 @@
  * tool names. None carries a URL.
  */
 
+import { fieldList } from "./tool-call-messages";
+
 /** Label words the messages use (the first configured word of each label, in its display form). */
 export interface MessageLabels {
   readonly thought: string;
@@ -97,6 +99,10 @@ export const PARSER_MESSAGES = {
     `Your reply uses the labels ${written.slice(0, 6).map((word) => `'${word}'`).join(", ")}, which this agent does not read. Write the labels exactly as in the instructions. ${formatReminder(labels, toolNames)}`,
   invalidToolInput: (labels: MessageLabels, tool: string, issues: readonly string[], example: string): string =>
     `The ${labels.actionInput} for ${tool} does not fit the tool's arguments: ${issues.join("; ")}. Write a JSON object like: ${example}`,
+  /** Argument names the tool does not take (`city_name` for `city`): named, with the ones it takes. */
+  unknownArguments: (labels: MessageLabels, tool: string, wrong: readonly string[], fields: readonly string[], required: readonly string[], example: string): string =>
+    `The ${labels.actionInput} for ${tool} uses ${wrong.length === 1 ? "the argument" : "the arguments"} ${wrong.slice(0, 8).map((name) => JSON.stringify(name)).join(", ")}, which ${tool} does not take, so it was not run. ` +
+    `Its arguments are: ${fieldList(fields, required)}. Write a JSON object like: ${example}`,
   schemaEcho: (labels: MessageLabels, tool: string, example: string): string =>
     `The ${labels.actionInput} for ${tool} is the argument schema (types and descriptions), not argument values. Write the actual values instead, for example: ${example}`,
   hallucinatedContinuation: (labels: MessageLabels): string =>

@@ -25,6 +25,7 @@ export const PARSER_ERROR_REASONS = Object.freeze([
   "final_answer_rejected",
   "too_many_labels",
   "truncated_input",
+  "untrusted_call",
 ] as const);
 
 /** Why the parser rejected a reply (the `reason` of `parser_error` events; bounded). */

@@ -7,7 +7,7 @@
 import { isRecord, stripControlTokens } from "@reins/core";
 import { findBalancedEnd, parseLooseJson } from "./json-text";
 import { TOOL_CALL_MESSAGES } from "./tool-call-messages";
-import { describeToolInput, type ToolInputSpec } from "./tool-schema";
+import { describeToolInput, unknownArgumentNames, type ToolInputSpec } from "./tool-schema";
 import { matchToolName } from "./tool-names";
 
 /** A tool as the repair sees it: a name and (optionally) an input schema (zod or JSON schema). */
@@ -34,7 +34,8 @@ export type ToolCallRefusal =
   | "unknown_fields"
   | "bare_value"
   | "no_readable_call"
-  | "echoed_tool_output";
+  | "echoed_tool_output"
+  | "untrusted_call";
 
 /** The result of {@link repairToolCall}. */
 export type ToolCallRepairResult =
@@ -132,44 +133,13 @@ function refuse(reason: ToolCallRefusal, correction: string, name?: string): Too
 }
 
 /**
- * Fields a call may carry besides the schema's: the `ToolExecutor`'s dry-run confirmation
- * (`"confirm": "<token>"`), which it removes before the tool runs.
- */
-const WRAPPER_FIELDS: readonly string[] = Object.freeze(["confirm"]);
-
-/** Edit distance of two short names, at most `limit + 1` (bounded: names are short). */
-function distance(left: string, right: string, limit: number): number {
-  if (Math.abs(left.length - right.length) > limit) return limit + 1;
-  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
-  for (let row = 1; row <= left.length; row += 1) {
-    const current = [row];
-    for (let column = 1; column <= right.length; column += 1) {
-      current[column] = Math.min((previous[column] as number) + 1, (current[column - 1] as number) + 1, (previous[column - 1] as number) + (left[row - 1] === right[column - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[right.length] as number;
-}
-
-/** A written field that is a misspelling of a declared one (`City`, `units`, `file_path` for `filepath`). */
-function nearMiss(written: string, fields: readonly string[]): boolean {
-  const compact = (name: string): string => name.toLowerCase().replace(/[_\-\s]/g, "");
-  return fields.some((field) => compact(field) === compact(written) || (field.length >= 4 && distance(compact(field), compact(written), 2) <= 2));
-}
-
-/**
- * Checks the field names of an object for an object-schema tool: an undeclared name stands in for
- * a declared one when a required field is missing or it is a misspelling of a declared field; the
- * call is then refused with the expected fields (a schema would drop or reject it silently).
+ * Checks the argument names of an object for an object-schema tool ({@link unknownArgumentNames}):
+ * a name the tool does not take refuses the call with the names it does take (a schema would
+ * drop it silently, and a misspelt required field would go missing).
  */
 function checkFields(name: string, spec: ToolInputSpec, args: Record<string, unknown>, repairs: string[]): ToolCallRepairResult {
-  if (spec.kind === "object" && spec.properties.length > 0) {
-    const wrong = Object.keys(args).filter((key) => !spec.properties.includes(key) && !WRAPPER_FIELDS.includes(key));
-    const missing = spec.required.some((field) => !(field in args));
-    if (wrong.length > 0 && (missing || wrong.some((key) => nearMiss(key, spec.properties)))) {
-      return refuse("unknown_fields", TOOL_CALL_MESSAGES.unknownFields(name, wrong, spec.properties, spec.required), name);
-    }
-  }
+  const wrong = unknownArgumentNames(spec, args);
+  if (wrong.length > 0) return refuse("unknown_fields", TOOL_CALL_MESSAGES.unknownFields(name, wrong, spec.properties, spec.required), name);
   return { ok: true, name, args, repairs };
 }
 
@@ -184,9 +154,10 @@ function checkFields(name: string, spec: ToolInputSpec, args: Record<string, unk
  * The `ToolExecutor`'s dry-run `confirm` field passes besides the schema's fields.
  *
  * Never guessed, answered with a correction instead: arguments cut off (unbalanced at the end, or
- * `truncated`), a bare value that fits no single field, field names the schema does not declare
- * standing in for a declared one — a required field is missing, or it is a misspelling of one
- * (the correction quotes the expected fields and names the wrong one), an unknown tool (the
+ * `truncated`), a bare value that fits no single field, argument names the tool does not take
+ * (`city_name` for `city`; unless its schema accepts undeclared names: zod `.passthrough()`,
+ * JSON schema `additionalProperties: true`), also where the schema would strip them silently
+ * (the correction names the wrong ones and quotes the expected fields), an unknown tool (the
  * correction lists the tools).
  *
  * @param call - the call as written (`args` an object or a JSON-like string)

@@ -9,6 +9,7 @@ import { compactCallName } from "@reins/core";
 import { TOOL_CALL_MESSAGES } from "./tool-call-messages";
 import { repairToolCall, type RepairableTool, type ToolCallRefusal, type ToolCallRepairOptions } from "./tool-call-repair";
 import { readWrittenToolCalls, type WrittenCallShape } from "./written-tool-calls";
+import { isUntrustedCall } from "./untrusted-calls";
 
 /** One assistant reply as the rescue reads it (an `AIMessage`, or an OpenAI chat `message`). */
 export interface ReplyToRescue {
@@ -25,6 +26,13 @@ export interface ReplyToRescue {
 export interface ToolCallRescueOptions extends ToolCallRepairOptions {
   /** Texts of the tool results of the same run: a written call that stands in one is refused. @default [] */
   readonly toolResults?: readonly string[];
+  /**
+   * Keys of the calls seen in the run's untrusted text ({@link readUntrustedCalls}): a call the
+   * model writes as text (or an `invalid_tool_calls` entry) that repeats one, by value, is refused
+   * (`untrusted_call`). Native `tool_calls` are the provider's structured output and are not checked.
+   * @default none
+   */
+  readonly untrustedCalls?: ReadonlySet<string>;
   /** Native calls passed through unchanged (createAgent's structured-output tools). @default none */
   readonly passThrough?: (name: string) => boolean;
 }
@@ -68,7 +76,9 @@ function skeleton(text: string): string {
   return text.replace(/\u2039/g, "<").replace(/[\u00ab\u00bb\s|\\]/g, "").toLowerCase();
 }
 
+/** The verbatim-markup net (beside the by-value check) applies from this length: shorter markup is ambiguous. */
 const SAME_CALL_MIN_CHARS = 12;
+const EMPTY_KEYS: ReadonlySet<string> = new Set();
 
 function isLengthStop(finishReason: string | undefined): boolean {
   return finishReason === "length" || finishReason === "max_tokens" || finishReason === "MAX_TOKENS";
@@ -85,6 +95,7 @@ function isLengthStop(finishReason: string | undefined): boolean {
  */
 export function rescueToolCalls(reply: ReplyToRescue, tools: readonly RepairableTool[], options: ToolCallRescueOptions = {}): ToolCallRescue {
   const toolNames = tools.map((tool) => tool.name);
+  const untrusted = options.untrustedCalls ?? EMPTY_KEYS;
   const calls: RescuedToolCall[] = [];
   const refused: RefusedToolCall[] = [];
   const native = [
@@ -98,6 +109,11 @@ export function rescueToolCalls(reply: ReplyToRescue, tools: readonly Repairable
       continue;
     }
     const result = repairToolCall({ name: call.name, args: call.args }, tools, options);
+    if (call.source === "invalid" && untrusted.size > 0 && isUntrustedCall(result.ok ? [call, { name: result.name, args: result.args }] : [call], untrusted)) {
+      const meant = result.ok ? result.name : (result.name ?? call.name);
+      refused.push({ name: meant, ...id, source: call.source, reason: "untrusted_call", correction: TOOL_CALL_MESSAGES.untrustedCall(meant) });
+      continue;
+    }
     if (result.ok) calls.push({ name: result.name, args: result.args, ...id, source: call.source, repairs: call.source === "invalid" ? ["invalid_tool_call", ...result.repairs] : [...result.repairs] });
     else refused.push({ name: result.name ?? call.name, ...id, source: call.source, reason: result.reason, correction: result.correction });
   }
@@ -111,12 +127,14 @@ export function rescueToolCalls(reply: ReplyToRescue, tools: readonly Repairable
   written.calls.forEach((call, index) => {
     const truncated = call.truncated || (index === last && isLengthStop(reply.finishReason));
     const markup = skeleton(call.markup);
-    if (markup.length >= SAME_CALL_MIN_CHARS && results.some((result) => result.includes(markup))) {
-      const meant = toolNames.find((name) => compactCallName(name) === compactCallName(call.name)) ?? call.name;
-      refused.push({ name: meant, source: call.shape, reason: "echoed_tool_output", correction: TOOL_CALL_MESSAGES.echoedToolOutput(meant) });
+    const result = repairToolCall({ name: call.name, args: call.args, truncated }, tools, options);
+    // Judged alone: the model's own calls of the same list still run.
+    const repeated = isUntrustedCall(result.ok ? [call, { name: result.name, args: result.args }] : [call], untrusted);
+    if (repeated || (markup.length >= SAME_CALL_MIN_CHARS && results.some((text) => text.includes(markup)))) {
+      const meant = result.ok ? result.name : (toolNames.find((name) => compactCallName(name) === compactCallName(call.name)) ?? call.name);
+      refused.push({ name: meant, source: call.shape, reason: "untrusted_call", correction: TOOL_CALL_MESSAGES.untrustedCall(meant) });
       return;
     }
-    const result = repairToolCall({ name: call.name, args: call.args, truncated }, tools, options);
     if (result.ok) calls.push({ name: result.name, args: result.args, source: call.shape, repairs: ["tool_call_from_text", `written_${call.shape}`, ...result.repairs] });
     else refused.push({ name: result.name ?? call.name, source: call.shape, reason: result.reason, correction: result.correction });
   });

@@ -27,6 +27,14 @@ export interface ToolInputSpec {
   readonly required: readonly string[];
   /** Argument type names where known (`string`, `number`, …), for messages and single-field wrapping. */
   readonly propertyTypes: Readonly<Record<string, string>>;
+  /**
+   * Whether the schema says it takes argument names it does not declare: zod `.passthrough()`,
+   * `z.looseObject`, a `.catchall()`, a record or `any`; JSON schema `additionalProperties: true`
+   * or a schema. Otherwise an undeclared name is refused ({@link unknownArgumentNames}), even
+   * where the schema itself would strip it silently (zod's default) or say nothing about it.
+   * @default false
+   */
+  readonly acceptsUnknownArguments?: boolean;
   /** Checks a parsed object input; `undefined` when the schema cannot be checked synchronously. */
   readonly validate?: (value: unknown) => readonly ToolInputIssue[];
 }
@@ -46,14 +54,19 @@ interface SchemaShape {
   properties: string[];
   required: string[];
   propertyTypes: Record<string, string>;
+  acceptsUnknownArguments: boolean;
 }
 
-const STRING_SHAPE: SchemaShape = { kind: "string", properties: [], required: [], propertyTypes: {} };
-const ANY_OBJECT_SHAPE: SchemaShape = { kind: "object", properties: [], required: [], propertyTypes: {} };
+const STRING_SHAPE: SchemaShape = { kind: "string", properties: [], required: [], propertyTypes: {}, acceptsUnknownArguments: false };
+const ANY_OBJECT_SHAPE: SchemaShape = { kind: "object", properties: [], required: [], propertyTypes: {}, acceptsUnknownArguments: true };
 
-function objectShape(properties: string[], required: string[], propertyTypes: Record<string, string>, open: boolean): SchemaShape {
-  if (properties.length === 0 && !open) return { kind: "none", properties, required, propertyTypes };
-  return { kind: "object", properties, required, propertyTypes };
+/**
+ * @param open - the schema may take more keys (a no-property schema is then not a no-argument tool)
+ * @param acceptsUnknown - the schema says so explicitly (see `ToolInputSpec.acceptsUnknownArguments`)
+ */
+function objectShape(properties: string[], required: string[], propertyTypes: Record<string, string>, open: boolean, acceptsUnknown: boolean = open): SchemaShape {
+  if (properties.length === 0 && !open) return { kind: "none", properties, required, propertyTypes, acceptsUnknownArguments: false };
+  return { kind: "object", properties, required, propertyTypes, acceptsUnknownArguments: acceptsUnknown };
 }
 
 // zod v4 (classic and mini): schema._zod.def.type
@@ -198,7 +211,8 @@ function describeJsonSchema(schema: UnknownRecord): SchemaShape {
   const additional = schema.additionalProperties;
   // No properties and no statement about extra keys is how no-argument tools are usually declared.
   const open = additional === true || isRecord(additional) || (additional === undefined && properties.length > 0);
-  return objectShape(properties, required, propertyTypes, open);
+  // Only an explicit statement lets a call use names the schema does not declare.
+  return objectShape(properties, required, propertyTypes, open, additional === true || isRecord(additional));
 }
 
 function formatPath(path: ReadonlyArray<PropertyKey>): string {
@@ -260,6 +274,29 @@ function validateJsonSchemaObject(schema: UnknownRecord, value: unknown): readon
 }
 
 /**
+ * Fields a call may carry besides a tool's declared ones: the `ToolExecutor`'s dry-run
+ * confirmation (`"confirm": "<token>"`), which it removes before the tool runs.
+ */
+const WRAPPER_FIELDS: ReadonlySet<string> = new Set(["confirm"]);
+
+/**
+ * The argument names of a call that its tool does not take: names the object schema does not
+ * declare (the `ToolExecutor`'s `confirm` aside), unless the schema accepts undeclared names
+ * (`acceptsUnknownArguments`). One rule for every reader (the ReAct parser's Action Input, the
+ * `createAgent` tool-call repair): such a call gets a correction naming the names, instead of
+ * running with them dropped by the schema (`city_name` for `city`) or ignored by the tool.
+ *
+ * @param spec - the tool's input spec ({@link describeToolInput})
+ * @param args - the call's arguments
+ * @returns the undeclared names in the order written; empty for string and no-argument tools,
+ *   for schemas the parser cannot read (no declared names) and for open schemas
+ */
+export function unknownArgumentNames(spec: ToolInputSpec, args: Readonly<Record<string, unknown>>): readonly string[] {
+  if (spec.kind !== "object" || spec.properties.length === 0 || spec.acceptsUnknownArguments === true) return [];
+  return Object.keys(args).filter((key) => !spec.properties.includes(key) && !WRAPPER_FIELDS.has(key));
+}
+
+/**
  * Reads a tool's input schema (zod v3, zod v4, or JSON schema) into what the parser needs: the input
  * kind, the argument names, and a synchronous validator.
  *
@@ -270,7 +307,7 @@ function validateJsonSchemaObject(schema: UnknownRecord, value: unknown): readon
 export function describeToolInput(tool: ParserTool): ToolInputSpec {
   const schema = tool.schema;
   const base = { name: tool.name };
-  if (schema === undefined || schema === null) return { ...base, kind: "string", properties: [], required: [], propertyTypes: {} };
+  if (schema === undefined || schema === null) return { ...base, kind: "string", properties: [], required: [], propertyTypes: {}, acceptsUnknownArguments: false };
   if (zodV4TypeName(schema) !== undefined) {
     const shape = describeZodV4(schema);
     if (shape.kind === "string") return { ...base, ...shape, kind: "string" };
@@ -315,5 +352,5 @@ export function describeToolInput(tool: ParserTool): ToolInputSpec {
       validate: (value) => validateJsonSchemaObject(schema, value),
     };
   }
-  return { ...base, kind: "string", properties: [], required: [], propertyTypes: {} };
+  return { ...base, kind: "string", properties: [], required: [], propertyTypes: {}, acceptsUnknownArguments: false };
 }

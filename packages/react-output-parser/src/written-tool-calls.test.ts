@@ -40,7 +40,7 @@ describe("rescueToolCalls", () => {
       for (const toolResult of [`Page text: ${testCase.text}`, neutralizeUntrustedText(`Page text: ${testCase.text}`).text]) {
         const rescue = rescueToolCalls({ content: testCase.text }, tools, { toolResults: [toolResult] });
         expect(rescue.calls).toEqual([]);
-        expect(rescue.refused.every((refused) => refused.reason === "echoed_tool_output")).toBe(true);
+        expect(rescue.refused.every((refused) => refused.reason === "untrusted_call")).toBe(true);
       }
     });
   });

@@ -7,7 +7,7 @@ import { MODEL_MESSAGES } from "./messages";
 import { toError } from "./normalize-error";
 import type { RunHandle } from "./run-slots";
 import { confirmationKey, DEFAULT_SIDE_EFFECT_RETENTION_MS, type SideEffectLedger } from "./side-effect-ledger";
-import { previewText, type PreparedToolInput } from "./tool-input";
+import { dryRunInputText, type PreparedToolInput } from "./tool-input";
 
 /**
  * Stage "dry run" of a side-effect call: the dry run (with the run's confirmation token), the
@@ -28,6 +28,8 @@ export async function gateSideEffectCall(
 ): Promise<CallResult | undefined> {
   const { policy, name: toolName } = state;
   if (!policy.sideEffects) return undefined;
+  // The dry run shows the exact input whole (its token confirms exactly that), or it gets no token.
+  const shown = dryRunInputText(toolInput, policy.maxConfirmableInputChars);
   const decision = await decideSideEffectCall({
     toolName,
     toolInput,
@@ -38,6 +40,7 @@ export async function gateSideEffectCall(
     ...(shared !== undefined && run.slot !== undefined && run.runId !== undefined ? { shareToken: shareTokenOf(executor, shared, run.runId, toolName, toolInput) } : {}),
     runKey: run.slot,
     runId: run.runId,
+    confirmable: shown.whole,
   });
   if (decision.proceed) return undefined;
   if (decision.reason === "not_approved") {
@@ -48,8 +51,13 @@ export async function gateSideEffectCall(
       error: new SideEffectNotApprovedError({ toolName, runId: run.runId, ...(decision.error !== undefined ? { cause: decision.error } : {}) }),
     };
   }
-  const inputText = previewText(toolInput);
+  const inputText = shown.text;
   const custom = policy.preview?.(toolInput, { toolName });
+  if (decision.reason === "too_long") {
+    executor.log("warn", `Tool "${toolName}" got an input longer than its maxConfirmableInputChars (${policy.maxConfirmableInputChars}): no confirmation token was issued; only an approve hook can run such a call.`, { toolName });
+    const tooLong = custom !== undefined ? `${custom}\n${MODEL_MESSAGES.tooLongHint(toolName, policy.maxConfirmableInputChars)}` : MODEL_MESSAGES.dryRunTooLong(toolName, inputText, policy.maxConfirmableInputChars);
+    return { observation: ensureReadableObservation(tooLong, toolName), outcome: "dry_run" };
+  }
   if (decision.reason === "unbound") {
     warnUnbound(toolName);
     const unbound = custom !== undefined ? `${custom}\n${MODEL_MESSAGES.unboundHint(toolName)}` : MODEL_MESSAGES.dryRunUnbound(toolName, inputText);

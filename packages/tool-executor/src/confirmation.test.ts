@@ -4,6 +4,7 @@ import { RunContextStore, type ToolCallEvent } from "@reins/core";
 import { z } from "zod";
 import { confirmationLedgerOf, createConfirmationToken } from "./confirmation";
 import { SideEffectNotApprovedError } from "./errors";
+import { DEFAULT_MAX_CONFIRMABLE_INPUT_CHARS } from "./index";
 import { ToolExecutor } from "./tool-executor";
 import type { ToolPolicy } from "./tool-policy";
 
@@ -150,6 +151,129 @@ describe("side-effect confirmation", () => {
       expect(await wrapped.invoke(JSON.stringify({ input: "/tmp/x", confirm: tokenOf(preview) }))).toMatch(/^DRY RUN.*cannot be confirmed from here/);
       expect(await wrapped.invoke(JSON.stringify({ input: "/tmp/x", confirm: tokenOf(preview) }), config)).toBe("deleted");
       expect(deleted).toEqual(["/tmp/x"]);
+    });
+  });
+
+  describe("a token confirms exactly the input its dry run showed", () => {
+    /** A side-effect string tool (`run_sql`) and an object tool (`send_email` with a body) in one run. */
+    function sqlSetUp(policy: ToolPolicy = {}) {
+      const ran: unknown[] = [];
+      const store = new RunContextStore();
+      store.start("run-1");
+      const config = { runId: "run-1" };
+      const executor = new ToolExecutor({ runContext: store, policies: { run_sql: { sideEffects: true, ...policy }, send_email: { sideEffects: true, ...policy } } });
+      const [sql, email] = executor.wrap([
+        new DynamicTool({ name: "run_sql", description: "Runs a SQL statement.", func: async (input: string) => {
+          ran.push(input);
+          return "done";
+        } }),
+        tool(
+          async (input: { to: string; body: string }) => {
+            ran.push(input);
+            return "sent";
+          },
+          { name: "send_email", description: "Sends an email.", schema: z.object({ to: z.string(), body: z.string() }) },
+        ),
+      ]);
+      return { ran, sql: (input: string) => sql.invoke(input, config), email: (input: Record<string, unknown>) => email.invoke(input as never, config) };
+    }
+
+    // Each row: the input the dry run showed, and an input that differs only in what a normalised key folds away.
+    it.each([
+      ["a line comment turned into a line break", "SELECT 1 -- DROP TABLE users", "SELECT 1 --\nDROP TABLE users"],
+      ["whitespace runs folded", "rm  /tmp/a", "rm /tmp/a"],
+      ["a tab for a space", "DELETE FROM t WHERE id = 1", "DELETE FROM t WHERE id =\t1"],
+      ["surrounding spaces trimmed", "DROP TABLE x ", "DROP TABLE x"],
+      ["wrapping quotes stripped", '"DROP TABLE x"', "DROP TABLE x"],
+      ["JSON text re-read as its value", '{"b": 1, "a": 2}', '{"a":2,"b":1}'],
+    ])("on a string tool (%s): the dry run's token does not confirm the other form, which gets its own dry run", async (_case, shown, other) => {
+      const { ran, sql } = sqlSetUp();
+      const dryRun = String(await sql(shown));
+      expect(dryRun).toContain(`It would run with input ${JSON.stringify(shown)}.`);
+      const token = tokenOf(dryRun);
+      const refused = String(await sql(JSON.stringify({ input: other, confirm: token })));
+      expect(refused).toMatch(/^DRY RUN/);
+      expect(refused).toContain(`It would run with input ${JSON.stringify(other)}.`);
+      expect(tokenOf(refused)).not.toBe(token);
+      expect(ran).toEqual([]);
+      expect(await sql(JSON.stringify({ input: shown, confirm: token }))).toBe("done");
+      expect(ran).toEqual([shown]);
+    });
+
+    it.each([
+      ["a body's whitespace folded", { to: "a@example.com", body: "Hi,\n\nsee you" }, { to: "a@example.com", body: "Hi, see you" }],
+      ["a value trimmed", { to: "a@example.com ", body: "x" }, { to: "a@example.com", body: "x" }],
+    ])("on an object tool (%s): the token does not confirm the other input", async (_case, shown, other) => {
+      const { ran, email } = sqlSetUp();
+      const token = tokenOf(await email(shown));
+      expect(String(await email({ ...other, confirm: token }))).toMatch(/^DRY RUN/);
+      expect(ran).toEqual([]);
+    });
+
+    it("binds an object by its canonical JSON: the same fields in another key order confirm", async () => {
+      const { ran, email } = sqlSetUp();
+      const token = tokenOf(await email({ to: "a@example.com", body: "x" }));
+      expect(await email({ confirm: token, body: "x", to: "a@example.com" })).toBe("sent");
+      expect(ran).toEqual([{ to: "a@example.com", body: "x" }]);
+    });
+  });
+
+  describe("an input longer than the dry run shows whole", () => {
+    it(`shows inputs up to DEFAULT_MAX_CONFIRMABLE_INPUT_CHARS (${DEFAULT_MAX_CONFIRMABLE_INPUT_CHARS}) whole, with a token`, async () => {
+      const { sent, invoke } = setUp();
+      // A recipient after a long body: a preview cut anywhere before it would confirm it unseen.
+      const frame = JSON.stringify({ to: "a@example.com", body: "", cc: "boss@example.com" }).length;
+      const input = { to: "a@example.com", body: "x".repeat(DEFAULT_MAX_CONFIRMABLE_INPUT_CHARS - frame), cc: "boss@example.com" };
+      const text = JSON.stringify(input);
+      expect(text.length).toBe(DEFAULT_MAX_CONFIRMABLE_INPUT_CHARS);
+      const dryRun = String(await invoke(input));
+      expect(dryRun).toContain(`It would run with input ${text}.`);
+      expect(await invoke({ ...input, confirm: tokenOf(dryRun) })).toBe("sent to a@example.com");
+      expect(sent).toHaveLength(1);
+    });
+
+    it.each([
+      ["the default", {}, DEFAULT_MAX_CONFIRMABLE_INPUT_CHARS],
+      ["a policy's maxConfirmableInputChars", { maxConfirmableInputChars: 100 }, 100],
+    ] as const)("over %s: no token is issued or accepted, the cut is marked and the dry run asks for approve", async (_limit, policy, maxChars) => {
+      const { sent, invoke, events } = setUp(policy);
+      const input = { to: "a@example.com", body: "y".repeat(maxChars) };
+      const dryRun = String(await invoke(input));
+      expect(dryRun).toMatch(/^DRY RUN: tool "send_email" has side effects and was NOT executed\. It would run with input /);
+      expect(dryRun).toMatch(/… \(\d+ more characters not shown\)/);
+      expect(dryRun).toContain(`longer than the ${maxChars} characters a dry run shows whole`);
+      expect(dryRun).toContain("approve hook");
+      expect(dryRun).not.toMatch(/ok-[0-9a-f]{8}/);
+      // Neither a guessed token nor a repeat runs it.
+      expect(String(await invoke({ ...input, confirm: "ok-00000000" }))).not.toMatch(/ok-[0-9a-f]{8}/);
+      expect(sent).toEqual([]);
+      expect(events.map((event) => event.outcome)).toEqual(["dry_run", "dry_run"]);
+    });
+
+    it("is still decided by an approve hook", async () => {
+      const shown: boolean[] = [];
+      const { sent, invoke } = setUp({
+        maxConfirmableInputChars: 50,
+        approve: (_call, context) => {
+          shown.push(context.dryRunShown);
+          return true;
+        },
+      });
+      expect(await invoke({ to: "a@example.com", body: "z".repeat(200) })).toBe("sent to a@example.com");
+      expect(sent).toHaveLength(1);
+      expect(shown).toEqual([false]);
+    });
+
+    it("appends the approve hint, not a token, to a user's own preview", async () => {
+      const { invoke } = setUp({ maxConfirmableInputChars: 50, preview: () => "Would send a long email." });
+      const preview = String(await invoke({ to: "a@example.com", body: "z".repeat(200) }));
+      expect(preview).toMatch(/^Would send a long email\.\nThis input is longer than the 50 characters/);
+      expect(preview).not.toMatch(/ok-[0-9a-f]{8}/);
+    });
+
+    it("rejects a maxConfirmableInputChars that is not a positive integer, naming the field", () => {
+      expect(() => new ToolExecutor({ policies: { send_email: { sideEffects: true, maxConfirmableInputChars: 0 } } })).toThrow(/maxConfirmableInputChars/);
+      expect(() => new ToolExecutor({ policies: { send_email: { sideEffects: true, maxConfirmableInputChars: 1.5 } } })).toThrow(/maxConfirmableInputChars/);
     });
   });
 

@@ -8,17 +8,23 @@
  * (a wrapped tool in the stock `AgentExecutor` called without callbacks, a bare `tool.invoke`)
  * accepts no token and no `confirmWhen`; only `approve` runs it.
  *
- * - No dry run of this call (same tool, same normalised input) in this run, or another token:
+ * - No dry run of this call (same tool, exactly the same input) in this run, or another token:
  *   the dry run again (the same token while the run lasts). So a confirmation written into tool
  *   output (an injection), or guessed by the model before seeing the preview, never runs a tool.
+ * - A token binds the exact input its dry run showed ({@link confirmationKeyOf}): an object by
+ *   its canonical JSON (keys sorted), a string as written, never a trimmed, unquoted or
+ *   whitespace-folded form. So a dry run of `SELECT 1 -- DROP TABLE users` never confirms
+ *   `SELECT 1 --\nDROP TABLE users` (whose line break ends the SQL comment).
+ * - The dry run shows that input whole; an input longer than the policy's
+ *   `maxConfirmableInputChars` gets no token (`reason: "too_long"`): only `approve` runs it.
  * - A user's own `confirmWhen` replaces the token check, but still only after a dry run in the
  *   same run.
  * - `approve(call, context)` wins over both: the app asks a person (human in the loop).
- * A token stays valid for its call (tool and normalised input) for the rest of the run, so a
+ * A token stays valid for its call (tool and exact input) for the rest of the run, so a
  * repeat of a call that ran reaches the idempotency check ("already run") instead of a new dry run.
  */
 import { randomBytes } from "node:crypto";
-import { normalizeToolInput } from "@reins/core";
+import { stableStringify } from "@reins/core";
 
 /** A side-effect call put to an `approve` hook. */
 export interface SideEffectCall {
@@ -74,12 +80,24 @@ export function createConfirmationToken(): string {
   return `ok-${randomBytes(4).toString("hex")}`;
 }
 
+/**
+ * The ledger key of a side-effect call: the tool name and the exact input, as canonical JSON
+ * (`stableStringify` of `@reins/core`: object keys sorted, strings as written, so a string input
+ * keeps every space, line break and quote). Deliberately not `normalizeToolInput` (the loop
+ * detectors' key, which trims and folds whitespace): a token confirms only what its dry run showed.
+ */
+export function confirmationKeyOf(toolName: string, toolInput: unknown): string {
+  return `${toolName}\u0000${stableStringify(toolInput)}`;
+}
+
 /** The decision on one side-effect call. */
 export type SideEffectDecision =
   | { readonly proceed: true }
   | { readonly proceed: false; readonly reason: "dry_run"; readonly token: string }
   /** The call's run is unknown: no token (and no `confirmWhen`) can be bound to it, so none is accepted. */
   | { readonly proceed: false; readonly reason: "unbound" }
+  /** The input is longer than the dry run can show whole (`maxConfirmableInputChars`): no token, only `approve` runs it. */
+  | { readonly proceed: false; readonly reason: "too_long" }
   | { readonly proceed: false; readonly reason: "not_approved"; readonly error?: Error };
 
 /** What {@link decideSideEffectCall} needs. */
@@ -101,17 +119,23 @@ export interface SideEffectCallRequest {
   /** Stands for the call's run (its slot); `undefined` when the run is unknown (no run id, no bound run). */
   readonly runKey: object | undefined;
   readonly runId: string | undefined;
+  /**
+   * Whether the dry run shows the input whole (its text is within `maxConfirmableInputChars`):
+   * only then may a token (or `confirmWhen`) confirm it.
+   */
+  readonly confirmable: boolean;
 }
 
 /**
  * Decides whether a side-effect call runs now, gets its dry run (with the token), or is refused.
  * A call whose run is unknown (`runKey` undefined) runs only when `approve` says so: otherwise it
- * gets a dry run without a token (`reason: "unbound"`), whatever `confirm` it carries.
+ * gets a dry run without a token (`reason: "unbound"`), whatever `confirm` it carries; so does a
+ * call whose input is too long to show whole (`reason: "too_long"`).
  * Never throws: a hook that throws refuses the call (and the error is returned for the log).
  */
 export async function decideSideEffectCall(request: SideEffectCallRequest): Promise<SideEffectDecision> {
   const ledger = request.runKey === undefined ? undefined : confirmationLedgerOf(request.runKey);
-  const key = `${request.toolName}\u0000${normalizeToolInput(request.toolInput)}`;
+  const key = confirmationKeyOf(request.toolName, request.toolInput);
   const shown = ledger?.get(key);
   if (request.approve !== undefined) {
     try {
@@ -122,6 +146,7 @@ export async function decideSideEffectCall(request: SideEffectCallRequest): Prom
       return { proceed: false, reason: "not_approved", error: error instanceof Error ? error : new Error(String(error)) };
     }
   }
+  if (!request.confirmable) return { proceed: false, reason: "too_long" };
   if (shown !== undefined) {
     let confirmed: boolean;
     try {

@@ -122,6 +122,19 @@ export const MODEL_MESSAGES = Object.freeze({
     `(the application passes callbacks to the agent executor, or uses Reins' createReactAgent). Do not call "${toolName}" again; ` +
     `tell the user what you wanted to do and that it needs their approval.`,
 
+  /**
+   * The input is longer than the dry run can show whole (`maxConfirmableInputChars`): no token is
+   * issued, so nothing unseen is confirmed; only the application's `approve` hook can run it.
+   */
+  dryRunTooLong: (toolName: string, inputText: string, maxChars: number): string =>
+    `DRY RUN: tool "${toolName}" has side effects and was NOT executed. It would run with input ${inputText}. ` + MODEL_MESSAGES.tooLongHint(toolName, maxChars),
+
+  /** Appended to a user's own dry-run preview when the input is too long to confirm. */
+  tooLongHint: (toolName: string, maxChars: number): string =>
+    `This input is longer than the ${maxChars} characters a dry run shows whole, so it cannot be confirmed with a token: ` +
+    `it needs the application's approval (an approve hook). Do not call "${toolName}" again with this input; ` +
+    `tell the user what you wanted to do and that it needs their approval, or use a shorter input.`,
+
   /** Appended to a user's own dry-run preview, so the model still learns the token. */
   confirmationHint: (toolName: string, token: string): string =>
     `To really run "${toolName}", call it again with the same input and the confirmation "confirm": "${token}".`,

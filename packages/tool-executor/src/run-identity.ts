@@ -21,8 +21,9 @@ export interface RunIdentity {
  *   parent run id (and the registered run is found through it);
  * - `invoke()` without callbacks: `configurable` and `metadata` but no run id;
  * - `stream()` without callbacks: no config at all.
- * Without a run id the store may still know the call's run (`RunContextStore.contextOfCall`:
- * Reins' `createReactAgent` binds each call it planned to its run). Otherwise the run cannot be
+ * The store may know the call's run without ids (`RunContextStore.contextOfCall`: Reins'
+ * `createReactAgent` binds each call it planned to its run, one per invocation): that run is
+ * asked first, since LangChain's ids can be a caller's `runId` shared by two invocations. Otherwise the run cannot be
  * told apart from any other: callers then fail safe (no run-scoped cache entry, no per-run limits,
  * no confirmation token accepted). This is the one place to re-wire when run identity
  * moves elsewhere.
@@ -32,6 +33,10 @@ export interface RunIdentity {
  * @param store - the shared run contexts, when the executor has one
  */
 export function identifyRun(runManager: CallbackManagerForToolRun | undefined, config: RunnableConfig, store: RunContextStore | undefined): RunIdentity {
+  // The run Reins bound this call to (one per invocation, issued by Reins) wins over LangChain's
+  // ids, which a caller chooses (`runId`) and may hand two invocations.
+  const boundFirst = store?.contextOfCall();
+  if (boundFirst !== undefined) return { runId: boundFirst.runId, context: boundFirst };
   const ids = [...runIdsFrom(runManager), ...runIdsFrom(config)];
   if (store !== undefined) {
     for (const id of ids) {
@@ -39,7 +44,5 @@ export function identifyRun(runManager: CallbackManagerForToolRun | undefined, c
       if (context !== undefined) return { runId: context.runId, context };
     }
   }
-  const bound = store?.contextOfCall();
-  if (bound !== undefined) return { runId: bound.runId, context: bound };
   return { runId: runManager?.parentRunId ?? ids[1], context: undefined };
 }

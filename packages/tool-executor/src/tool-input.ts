@@ -92,14 +92,47 @@ async function safeParse(schema: InteropZodType, value: unknown): Promise<SafePa
   return (await interopSafeParseAsync(schema, value)) as SafeParseResult;
 }
 
-/** The input as compact JSON for the model (bounded to 400 characters). */
-export function previewText(value: unknown): string {
+/**
+ * The input exactly, as compact JSON: a string in quotes with its escapes (so every space, line
+ * break and quote shows), an object as `JSON.stringify` writes it. `undefined` when the value
+ * cannot be written as JSON (a circular object, a BigInt).
+ */
+export function inputJsonText(value: unknown): string | undefined {
   try {
-    const text = typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value ?? null);
-    return text.length > 400 ? `${text.slice(0, 399)}…` : text;
+    return JSON.stringify(value ?? null);
   } catch {
-    return "(unprintable input)";
+    return undefined;
   }
+}
+
+/** The input as compact JSON for a log or callback (bounded to 400 characters). */
+export function previewText(value: unknown): string {
+  const text = inputJsonText(value);
+  if (text === undefined) return "(unprintable input)";
+  return text.length > 400 ? `${text.slice(0, 399)}…` : text;
+}
+
+/** What a dry run shows of an input: its exact JSON text when within `maxChars`, else its start with the cut marked. */
+export interface DryRunInputText {
+  readonly text: string;
+  /** Whether `text` is the whole input (only then may a token confirm it). */
+  readonly whole: boolean;
+}
+
+/**
+ * The input as a side-effect tool's dry run shows it: whole up to `maxChars` characters of its
+ * JSON text ({@link inputJsonText}); a longer input shows its first `maxChars` characters (never
+ * half a surrogate pair) and how many more were left out. An input that cannot be written as JSON
+ * is never whole.
+ */
+export function dryRunInputText(value: unknown, maxChars: number): DryRunInputText {
+  const text = inputJsonText(value);
+  if (text === undefined) return { text: "(unprintable input)", whole: false };
+  if (text.length <= maxChars) return { text, whole: true };
+  let cut = maxChars;
+  const last = text.charCodeAt(cut - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut -= 1;
+  return { text: `${text.slice(0, cut)}… (${text.length - cut} more characters not shown)`, whole: false };
 }
 
 /**
@@ -127,7 +160,7 @@ const { policy, toolName } = target;
     else if (isRecord(rawInput) && Object.keys(rawInput).length <= 2 && (typeof rawInput.input === "string" || rawInput.input === undefined) && Object.keys(rawInput).every((key) => key === "input" || key === "confirm")) {
       toolInput = rawInput.input ?? "";
       confirmation = rawInput.confirm;
-    } else toolInput = previewText(rawInput);
+    } else toolInput = inputJsonText(rawInput) ?? previewText(rawInput);
     if (policy.sideEffects && typeof toolInput === "string") {
       const confirmed = confirmedStringInput(toolInput);
       if (confirmed !== undefined) {

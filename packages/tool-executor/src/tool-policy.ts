@@ -114,6 +114,15 @@ export interface ToolPolicy {
    */
   preview?: (toolInput: unknown, context: { toolName: string }) => string;
   /**
+   * Longest input a dry run shows whole and a confirmation token may confirm, in characters
+   * (UTF-16 code units) of the input's JSON text as the dry run shows it (a string input in
+   * quotes, an object as compact JSON). A token confirms exactly what its dry run showed, so an
+   * input over this size gets no token: its dry run shows the start, marks the cut, and says
+   * that the call needs the application's `approve` hook (which still decides it).
+   * @default DEFAULT_MAX_CONFIRMABLE_INPUT_CHARS (4000)
+   */
+  maxConfirmableInputChars?: number;
+  /**
    * Drops a repeated confirmed side-effect call within one run: `true` keys calls by the
    * normalised input, a function returns the key, `false` disables.
    * @default true for sideEffects tools
@@ -162,6 +171,7 @@ export interface ResolvedToolPolicy {
   readonly confirmWhen: ((toolInput: unknown, context: { toolName: string }) => boolean) | undefined;
   readonly approve: ApproveSideEffectCall | undefined;
   readonly preview: ((toolInput: unknown, context: { toolName: string }) => string) | undefined;
+  readonly maxConfirmableInputChars: number;
   readonly idempotencyKey: ((toolInput: unknown, context: { toolName: string }) => string) | true | undefined;
   readonly bulkhead: Readonly<BulkheadOptions> | undefined;
   readonly rateLimit: ResolvedRateLimitOptions | undefined;
@@ -171,6 +181,14 @@ export interface ResolvedToolPolicy {
   readonly checkResult: ResultCheck | undefined;
   readonly resultChecks: Readonly<ResultChecks> | undefined;
 }
+
+/**
+ * Default of `maxConfirmableInputChars`: the longest input (characters of its JSON text) a
+ * side-effect tool's dry run shows whole and a confirmation token may confirm. About a page of
+ * text, or a thousand tokens: enough for a message body or a statement, short enough that the
+ * model reads all of it before confirming.
+ */
+export const DEFAULT_MAX_CONFIRMABLE_INPUT_CHARS = 4000;
 
 /**
  * The policy every tool gets when neither `defaults` nor `policies` say otherwise: 30 s per
@@ -188,6 +206,7 @@ export const DEFAULT_TOOL_POLICY: Readonly<ToolPolicy> = Object.freeze({
   fallback: false,
   cache: false,
   sideEffects: false,
+  maxConfirmableInputChars: DEFAULT_MAX_CONFIRMABLE_INPUT_CHARS,
   bulkhead: false,
   maxCallsPerRun: Number.POSITIVE_INFINITY,
   resultChecks: DEFAULT_RESULT_CHECKS,
@@ -224,6 +243,7 @@ const POLICY_KEYS = new Set([
   "confirmWhen",
   "approve",
   "preview",
+  "maxConfirmableInputChars",
   "idempotencyKey",
   "bulkhead",
   "rateLimit",
@@ -299,6 +319,12 @@ export function resolveToolPolicy(
     allowInfinity: true,
   });
 
+  const maxConfirmableInputChars = checkNumber(`${field}.maxConfirmableInputChars`, policy.maxConfirmableInputChars ?? DEFAULT_MAX_CONFIRMABLE_INPUT_CHARS, {
+    min: 1,
+    integer: true,
+    allowInfinity: true,
+  });
+
   let idempotencyKey: ResolvedToolPolicy["idempotencyKey"];
   const givenKey = policy.idempotencyKey ?? sideEffects;
   if (typeof givenKey === "function") idempotencyKey = givenKey;
@@ -334,6 +360,7 @@ export function resolveToolPolicy(
     confirmWhen: checkFunction<ResolvedToolPolicy["confirmWhen"]>(`${field}.confirmWhen`, policy.confirmWhen),
     approve: checkFunction<ResolvedToolPolicy["approve"]>(`${field}.approve`, policy.approve),
     preview: checkFunction<ResolvedToolPolicy["preview"]>(`${field}.preview`, policy.preview),
+    maxConfirmableInputChars,
     idempotencyKey,
     bulkhead,
     rateLimit,

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
+import { parseLooseJson } from "../json-text";
 
 /**
  * The one table of written tool calls both readers are checked on: the ReAct parser
@@ -28,4 +29,21 @@ export function writtenCallTools(run: (name: string, input: unknown) => string =
     tool(async (input) => run("get_weather", input), { name: "get_weather", description: "Weather of a city.", schema: z.object({ city: z.string(), unit: z.string().optional() }) }),
     tool(async (input) => run("write_file", input), { name: "write_file", description: "Writes a file.", schema: z.object({ path: z.string(), content: z.string() }) }),
   ];
+}
+
+/**
+ * Where to split a call's text over two tool results: near the middle, where neither half is a
+ * whole JSON value, also after JSON repair (the cleaner renders a JSON result as records, so the
+ * model would not see it as written).
+ */
+export function splitOutsideJson(text: string): number {
+  const isJson = (part: string): boolean => {
+    const parsed = parseLooseJson(part, 20_000);
+    return parsed !== undefined && typeof parsed.value === "object" && parsed.value !== null;
+  };
+  const middle = Math.floor(text.length / 2);
+  for (let offset = 0; offset < text.length; offset += 1) {
+    for (const at of [middle + offset, middle - offset]) if (at > 0 && at < text.length && !isJson(text.slice(at).trim())) return at;
+  }
+  return middle;
 }
