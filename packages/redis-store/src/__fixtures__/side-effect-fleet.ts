@@ -1,36 +1,13 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { build } from "esbuild";
+import { bundleReplica } from "./fleet";
 import type { SideEffectJob, SideEffectReport } from "./side-effect-replica";
 
 const ROOT = resolve(__dirname, "../../../..");
 
-/** Bundles `side-effect-replica.ts` (with the Reins sources) into one CommonJS file; npm packages stay external. */
-export async function bundleSideEffectReplica(): Promise<string> {
-  const outfile = join(mkdtempSync(join(tmpdir(), "reins-side-effect-")), "side-effect-replica.cjs");
-  await build({
-    entryPoints: [join(__dirname, "side-effect-replica.ts")],
-    outfile,
-    bundle: true,
-    platform: "node",
-    target: "node20",
-    format: "cjs",
-    logLevel: "silent",
-    tsconfig: join(ROOT, "tsconfig.base.json"),
-    plugins: [
-      {
-        name: "reins-sources-bundled-npm-external",
-        setup(plugin) {
-          plugin.onResolve({ filter: /^@reins\/[a-z-]+$/ }, (args) => ({ path: join(ROOT, "packages", args.path.slice("@reins/".length), "src/index.ts") }));
-          plugin.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith("@reins/") ? undefined : { path: args.path, external: true }));
-        },
-      },
-    ],
-    nodePaths: [join(ROOT, "node_modules")],
-  });
-  return outfile;
+/** Bundles `side-effect-replica.ts` (with the Reins sources) into one CommonJS file (see `bundleReplica`). */
+export function bundleSideEffectReplica(): Promise<string> {
+  return bundleReplica("side-effect-replica.ts");
 }
 
 /** How one replica process ended: its report, or the signal that killed it. */
