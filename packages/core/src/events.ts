@@ -42,6 +42,7 @@ export const TOOL_CALL_OUTCOMES = Object.freeze([
   "cached",
   "dry_run",
   "invalid_input",
+  "in_doubt",
 ] as const);
 /** What a tool call ended as (the `outcome` label of `tool_calls_total`). */
 export type ToolCallOutcome = (typeof TOOL_CALL_OUTCOMES)[number];

@@ -11,6 +11,7 @@ export const FAILED_OUTCOMES: ReadonlySet<ToolCallOutcome> = new Set<ToolCallOut
   "rejected",
   "invalid_input",
   "fallback",
+  "in_doubt",
 ]);
 
 /** A finite number ≥ 0, else `undefined`. */

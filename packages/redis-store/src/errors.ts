@@ -22,7 +22,7 @@ export class RedisStoreOptionsError extends RedisStoreError {
   readonly value: unknown;
   readonly reason: string;
 
-  constructor(fields: { field: string; value: unknown; reason: string; store?: "RedisResultStore" | "RedisCircuitStore"; message?: string; cause?: unknown }) {
+  constructor(fields: { field: string; value: unknown; reason: string; store?: "RedisResultStore" | "RedisCircuitStore" | "RedisSideEffectLedger"; message?: string; cause?: unknown }) {
     super({ message: fields.message ?? `Invalid ${fields.store ?? "RedisResultStore"} option "${fields.field}": ${fields.reason}.`, cause: fields.cause });
     this.name = "RedisStoreOptionsError";
     this.field = fields.field;
@@ -31,8 +31,19 @@ export class RedisStoreOptionsError extends RedisStoreError {
   }
 }
 
-/** What a store was doing when Redis failed: result-store operations, cache leases, shared-circuit operations. */
-export type RedisStoreOperation = "get" | "set" | "delete" | "claim" | "release" | "acquire" | "record";
+/** What a store was doing when Redis failed: result-store operations, cache leases, shared-circuit operations, side-effect ledger operations. */
+export type RedisStoreOperation =
+  | "get"
+  | "set"
+  | "delete"
+  | "claim"
+  | "release"
+  | "acquire"
+  | "record"
+  | "complete"
+  | "takeOver"
+  | "confirmationToken"
+  | "peekConfirmationToken";
 
 /**
  * A Redis operation failed or ran out of time. `RedisResultStore` then answers as if uncached;

@@ -9,3 +9,4 @@ export { RedisStoreError, RedisStoreOperationError, RedisStoreOptionsError } fro
 export { DEFAULT_REDIS_CIRCUIT_STORE_OPTIONS, RedisCircuitStore, type RedisCircuitStoreOptions } from "./redis-circuit-store";
 export { type RedisCommandClient } from "./redis-connection";
 export { type RedisStoreOperation } from "./errors";
+export { DEFAULT_REDIS_SIDE_EFFECT_LEDGER_OPTIONS, RedisSideEffectLedger, type RedisSideEffectLedgerOptions } from "./redis-side-effect-ledger";

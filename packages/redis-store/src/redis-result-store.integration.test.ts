@@ -37,6 +37,19 @@ describe("RedisResultStore", () => {
     });
   });
 
+  describe("with the app's own client", () => {
+    it("adds no listener to it, however many stores share it (the app listens to its own client)", () => {
+      const client = new Redis({ lazyConnect: true });
+      try {
+        const before = client.listenerCount("error");
+        for (let index = 0; index < 5; index += 1) new RedisResultStore({ client });
+        expect(client.listenerCount("error")).toBe(before);
+      } finally {
+        client.disconnect();
+      }
+    });
+  });
+
   describe("with a Redis that never answers", () => {
     it("fails each operation after operationTimeoutMs with a typed error, counts and reports it, and leaves no timer", async () => {
       jest.useFakeTimers();

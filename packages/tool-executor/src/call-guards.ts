@@ -4,7 +4,9 @@ import { CallLimitExceededError, DuplicateCallError, SideEffectNotApprovedError 
 import type { CallResult, ExecutorContext, ToolState } from "./executor-context";
 import { ensureReadableObservation } from "./format-observation";
 import { MODEL_MESSAGES } from "./messages";
+import { toError } from "./normalize-error";
 import type { RunHandle } from "./run-slots";
+import { confirmationKey, DEFAULT_SIDE_EFFECT_RETENTION_MS, type SideEffectLedger } from "./side-effect-ledger";
 import { dryRunInputText, type PreparedToolInput } from "./tool-input";
 
 /**
@@ -22,6 +24,7 @@ export async function gateSideEffectCall(
   prepared: Pick<PreparedToolInput, "confirmation" | "confirmationInput">,
   run: RunHandle,
   warnUnbound: (toolName: string) => void,
+  shared?: SharedConfirmations,
 ): Promise<CallResult | undefined> {
   const { policy, name: toolName } = state;
   if (!policy.sideEffects) return undefined;
@@ -34,6 +37,7 @@ export async function gateSideEffectCall(
     rawInput: prepared.confirmationInput,
     confirmWhen: policy.confirmWhen,
     approve: policy.approve,
+    ...(shared !== undefined && run.slot !== undefined && run.runId !== undefined ? { shareToken: shareTokenOf(executor, shared, run.runId, toolName, toolInput) } : {}),
     runKey: run.slot,
     runId: run.runId,
     confirmable: shown.whole,
@@ -68,6 +72,56 @@ export async function gateSideEffectCall(
           ? MODEL_MESSAGES.dryRunObject(toolName, inputText, decision.token)
           : MODEL_MESSAGES.dryRunString(toolName, inputText, decision.token);
   return { observation: ensureReadableObservation(observation, toolName), outcome: "dry_run" };
+}
+
+/** The fleet's confirmations: dry-run tokens kept in the side-effect ledger, by run + tool + exact input. */
+export interface SharedConfirmations {
+  readonly ledger: SideEffectLedger;
+}
+
+function shareTokenOf(executor: Pick<ExecutorContext, "log">, shared: SharedConfirmations, runId: string, toolName: string, toolInput: unknown): (token: string) => Promise<string> {
+  return async (token) => {
+    try {
+      return await shared.ledger.confirmationToken(confirmationKey(`run:${runId}`, toolName, toolInput), token, DEFAULT_SIDE_EFFECT_RETENTION_MS);
+    } catch (error) {
+      // The token then holds in this process only (as without a shared ledger); the call still needs it.
+      executor.log("warn", `The side-effect ledger failed to store a confirmation token for tool "${toolName}"; the token is valid in this process only.`, { toolName, error: toError(error) });
+      return token;
+    }
+  };
+}
+
+/**
+ * Stage "shared confirmation", before the dry-run stage: a call that carries the token a dry run
+ * of this run showed in another replica (kept in the side-effect ledger under run + tool + exact
+ * input), or that passes `confirmWhen` after such a dry run, goes ahead. Skipped when the policy has
+ * `approve` (the hook decides) or the run is unknown. A ledger failure answers `false` (the
+ * process's own dry-run stage then decides).
+ */
+export async function confirmedAcrossReplicas(
+  executor: Pick<ExecutorContext, "log">,
+  state: ToolState,
+  toolInput: unknown,
+  prepared: Pick<PreparedToolInput, "confirmation" | "confirmationInput">,
+  run: RunHandle,
+  shared: SharedConfirmations,
+): Promise<boolean> {
+  const { policy, name: toolName } = state;
+  if (!policy.sideEffects || policy.approve !== undefined || run.slot === undefined || run.runId === undefined) return false;
+  if (policy.confirmWhen === undefined && (typeof prepared.confirmation !== "string" || prepared.confirmation === "")) return false;
+  let stored: string | undefined;
+  try {
+    stored = await shared.ledger.peekConfirmationToken(confirmationKey(`run:${run.runId}`, toolName, toolInput));
+  } catch (error) {
+    executor.log("warn", `The side-effect ledger failed to read a confirmation token for tool "${toolName}"; only this process's dry runs count.`, { toolName, error: toError(error) });
+    return false;
+  }
+  if (stored === undefined) return false;
+  try {
+    return policy.confirmWhen !== undefined ? policy.confirmWhen(prepared.confirmationInput, { toolName }) === true : prepared.confirmation === stored;
+  } catch {
+    return false;
+  }
 }
 
 /** A confirmed side-effect call's place in its run's idempotency keys. */

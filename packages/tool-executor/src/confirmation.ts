@@ -39,6 +39,12 @@ export interface SideEffectCallContext {
   readonly runId: string | undefined;
   /** Whether this call was dry-run earlier in the same run. */
   readonly dryRunShown: boolean;
+  /**
+   * `true` when the side-effect ledger found this exact call claimed before without a result (its
+   * holder stopped after the claim: the effect may have happened). Returning `true` then runs the
+   * call again (after checking downstream that it did not happen); `false` leaves it in doubt.
+   */
+  readonly inDoubt?: boolean;
 }
 
 /** Decides a side-effect call (human in the loop). Wins over the confirmation token. */
@@ -104,6 +110,12 @@ export interface SideEffectCallRequest {
   readonly rawInput: unknown;
   readonly confirmWhen: ((toolInput: unknown, context: { toolName: string }) => boolean) | undefined;
   readonly approve: ApproveSideEffectCall | undefined;
+  /**
+   * Shares a new dry run's token with the fleet (the side-effect ledger): stores it unless the
+   * same run's dry run of this exact call already stored one elsewhere, and answers the token
+   * that is valid (so every replica resuming the run shows and accepts the same token).
+   */
+  readonly shareToken?: (token: string) => Promise<string>;
   /** Stands for the call's run (its slot); `undefined` when the run is unknown (no run id, no bound run). */
   readonly runKey: object | undefined;
   readonly runId: string | undefined;
@@ -146,7 +158,7 @@ export async function decideSideEffectCall(request: SideEffectCallRequest): Prom
     return { proceed: false, reason: "dry_run", token: shown };
   }
   if (ledger === undefined) return { proceed: false, reason: "unbound" };
-  const token = createConfirmationToken();
+  const token = request.shareToken === undefined ? createConfirmationToken() : await request.shareToken(createConfirmationToken());
   ledger.set(key, token);
   while (ledger.size > MAX_LEDGER_ENTRIES) {
     const oldest = ledger.keys().next().value;

@@ -209,6 +209,55 @@ export class SideEffectNotApprovedError extends ToolExecutorError {
   }
 }
 
+/**
+ * A side-effect call whose earlier claim in the side-effect ledger has no result: its holder died
+ * or hung after the claim (the effect may have happened), or a claim held by another holder did not
+ * complete within this call's deadline. Never run again automatically. Reported with outcome `in_doubt`.
+ */
+export class SideEffectInDoubtError extends ToolExecutorError {
+  static {
+    brandReinsError(this, "tool-executor", "SideEffectInDoubtError");
+  }
+
+  readonly toolName: string;
+  readonly toolCallId: string;
+  readonly runId?: string;
+  /** Why: `expired` (a claim whose holder never stored a result), `held` (still held when this call's wait ended). */
+  readonly reason: "expired" | "held";
+
+  constructor(fields: ToolExecutorErrorFields & { toolName: string; toolCallId: string; runId?: string; reason: "expired" | "held" }) {
+    super(
+      fields.message ??
+        (fields.reason === "expired"
+          ? `Side-effect call ${fields.toolCallId} of tool "${fields.toolName}" is in doubt: it was claimed before, but no result was stored (the holder stopped after the claim); it was not run again.`
+          : `Side-effect call ${fields.toolCallId} of tool "${fields.toolName}" is in doubt: another holder still runs it and stored no result within this call's deadline; it was not run again.`),
+      fields,
+    );
+    this.name = "SideEffectInDoubtError";
+    this.toolName = fields.toolName;
+    this.toolCallId = fields.toolCallId;
+    this.runId = fields.runId;
+    this.reason = fields.reason;
+  }
+}
+
+/** The side-effect ledger failed (threw or rejected): the call was refused, never run unguarded. Outcome `error`. */
+export class SideEffectLedgerError extends ToolExecutorError {
+  static {
+    brandReinsError(this, "tool-executor", "SideEffectLedgerError");
+  }
+
+  readonly toolName: string;
+  readonly operation: string;
+
+  constructor(fields: ToolExecutorErrorFields & { toolName: string; operation: string }) {
+    super(fields.message ?? `The side-effect ledger failed on ${fields.operation} for tool "${fields.toolName}"; the call was not run.`, fields);
+    this.name = "SideEffectLedgerError";
+    this.toolName = fields.toolName;
+    this.operation = fields.operation;
+  }
+}
+
 /** A confirmed side-effect call repeated an idempotency key already used in this run; dropped. */
 export class DuplicateCallError extends ToolExecutorError {
   static {

@@ -49,6 +49,8 @@ export {
   DuplicateCallError,
   RateLimitedError,
   StoppedRunCallError,
+  SideEffectInDoubtError,
+  SideEffectLedgerError,
   SideEffectNotApprovedError,
   ToolExecutionError,
   ToolExecutorError,
@@ -61,3 +63,18 @@ export {
   type ToolInputIssue,
 } from "./errors";
 export { type ApproveSideEffectCall, type SideEffectCall, type SideEffectCallContext } from "./confirmation";
+export {
+  DEFAULT_SIDE_EFFECT_RETENTION_MS,
+  IDEMPOTENCY_KEY_FIELD,
+  InMemorySideEffectLedger,
+  confirmationKey,
+  exactInputHash,
+  idempotencyKeyFor,
+  idempotencyKeyOf,
+  sideEffectKey,
+  type InMemorySideEffectLedgerOptions,
+  type SideEffectClaim,
+  type SideEffectLedger,
+  type SideEffectResult,
+} from "./side-effect-ledger";
+export { CLAIM_LEASE_MARGIN_MS, FIRST_CLAIM_POLL_MS, MAX_CLAIM_POLL_MS, UNBOUNDED_CLAIM_LEASE_MS, claimLeaseMs } from "./side-effect-claim";

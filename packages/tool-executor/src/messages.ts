@@ -144,6 +144,14 @@ export const MODEL_MESSAGES = Object.freeze({
     `DRY RUN: tool "${toolName}" has side effects and was NOT executed. It would run with input ${inputText}. ` +
     `If this action is really intended, call "${toolName}" again with the same input and an explicit confirmation.`,
 
+  inDoubt: (toolName: string): string =>
+    `Tool "${toolName}" was NOT run again: an earlier attempt of this exact call started but its result was never recorded, ` +
+    `so the action MAY ALREADY HAVE HAPPENED. Do not call it again. Tell the user that the outcome is unknown and that they or an operator must check and decide.`,
+
+  ledgerUnavailable: (toolName: string): string =>
+    `Tool "${toolName}" was not run: the record that keeps this action from running twice could not be reached. ` +
+    `Do not retry right now; tell the user the action did not run and can be tried later.`,
+
   notApproved: (toolName: string): string =>
     `Tool "${toolName}" was not run: this action was not approved. Do not call it again with the same input; ` +
     `tell the user what you wanted to do, or use another way.`,

@@ -1,3 +1,4 @@
+import { InMemorySideEffectLedger, type SideEffectLedger } from "./side-effect-ledger";
 import {
   DEFAULT_REACT_LABELS,
   createSecretRedactor,
@@ -105,6 +106,16 @@ export interface ToolExecutorOptions {
    * @default false
    */
   redactToolResults?: boolean;
+  /**
+   * Where side-effect calls (`sideEffects: true` tools, after their confirmation or `approve`)
+   * are claimed before they run and their results stored after: one call (thread, else run +
+   * tool call id + exact input) runs at most once; a repeat gets the stored result; a claim whose
+   * holder died without a result is in doubt (outcome `in_doubt`, never run again automatically).
+   * Pass a shared ledger (`RedisSideEffectLedger` of `@reins/redis-store`) in a fleet. Applies to
+   * calls that carry a tool call id (`createAgent`, LangGraph's `ToolNode`).
+   * @default a new InMemorySideEffectLedger (per executor, so per process)
+   */
+  sideEffectLedger?: SideEffectLedger;
 }
 
 /** `ToolExecutorOptions` with defaults applied and every policy validated. */
@@ -122,6 +133,7 @@ export interface ResolvedToolExecutorOptions {
   readonly labels: ReActLabelSet;
   readonly secretRedactor: SecretRedactor;
   readonly redactToolResults: boolean;
+  readonly sideEffectLedger: SideEffectLedger;
 }
 
 /** Defaults of {@link ToolExecutorOptions}. */
@@ -151,6 +163,7 @@ const OPTION_KEYS = [
   "labels",
   "secretRedaction",
   "redactToolResults",
+  "sideEffectLedger",
 ];
 
 /**
@@ -202,6 +215,10 @@ export function resolveToolExecutorOptions(options: ToolExecutorOptions = {}): R
   if (options.redactToolResults !== undefined && typeof options.redactToolResults !== "boolean") {
     throw new ToolExecutorOptionsError({ field: "redactToolResults", value: options.redactToolResults, reason: "must be a boolean" });
   }
+  const ledger = options.sideEffectLedger;
+  if (ledger !== undefined && (typeof ledger !== "object" || ledger === null || typeof ledger.claim !== "function" || typeof ledger.complete !== "function")) {
+    throw new ToolExecutorOptionsError({ field: "sideEffectLedger", value: "(object)", reason: "must implement SideEffectLedger (claim, complete, release, takeOver, confirmationToken, peekConfirmationToken)" });
+  }
   let secretRedactor: SecretRedactor;
   try {
     secretRedactor = createSecretRedactor(options.secretRedaction ?? {});
@@ -222,5 +239,6 @@ export function resolveToolExecutorOptions(options: ToolExecutorOptions = {}): R
     labels: options.labels ?? DEFAULT_REACT_LABELS,
     secretRedactor,
     redactToolResults: options.redactToolResults ?? false,
+    sideEffectLedger: ledger ?? new InMemorySideEffectLedger({ now: options.now ?? DEFAULT_TOOL_EXECUTOR_OPTIONS.now }),
   });
 }

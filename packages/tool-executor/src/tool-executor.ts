@@ -3,7 +3,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface, ToolInterface } from "@langchain/core/tools";
 import { emitEvent, isRecord, recordRunCall, redactRecord, wantsContent, type CircuitState, type ReinsEvent } from "@reins/core";
 import { directFuncOf } from "./call-original";
-import { checkCallCap, checkIdempotency, gateSideEffectCall, withIdempotencyClaim } from "./call-guards";
+import { checkCallCap, checkIdempotency, confirmedAcrossReplicas, gateSideEffectCall, withIdempotencyClaim } from "./call-guards";
 import { createAttemptTimeout, createToolBreaker, createToolBulkhead, toCircuitState } from "./cockatiel-policies";
 import { StoppedRunCallError, ToolExecutorOptionsError, ToolValidationError } from "./errors";
 import { type CallFacts, type CallResult, type ExecutorContext, type ToolState, type WrappedTool } from "./executor-context";
@@ -12,6 +12,8 @@ import { MODEL_MESSAGES } from "./messages";
 import { toError } from "./normalize-error";
 import { cacheEntryOf, claimCache, readCache, releaseCache, writeCache } from "./result-cache";
 import { SharedBreaker } from "./shared-breaker";
+import { claimSideEffectCall, settleSideEffectClaim, sideEffectIdentityOf, type HeldSideEffectClaim } from "./side-effect-claim";
+import { createHolderId, IDEMPOTENCY_KEY_FIELD } from "./side-effect-ledger";
 import { sharedResult, SingleFlight } from "./single-flight";
 import { runResilientCall } from "./resilient-call";
 import { InMemoryToolResultStore } from "./result-store";
@@ -77,6 +79,8 @@ export class ToolExecutor {
   private readonly untrusted: UntrustedObservationGuard;
   /** Per tool, the run of the latest call started: the run a circuit change is reported under. */
   private readonly lastRunIdOfTool = new Map<string, string | undefined>();
+  /** This executor's holder id in the side-effect ledger (process id + random). */
+  private readonly holderId = createHolderId();
   /** What the stages and the wrapped tools use of this executor (kept off its public API). */
   private readonly context: ExecutorContext & WrappedToolHost;
 
@@ -98,7 +102,7 @@ export class ToolExecutor {
       format: (value, context) => this.format(value, context),
       lastRunIdOfTool: this.lastRunIdOfTool,
       runResilient: (state, toolInput, config, run) => runResilientCall(this.context, state, toolInput, config, run),
-      execute: (state, rawInput, runManager, config) => this.execute(state, rawInput, runManager, config),
+      execute: (state, rawInput, runManager, config, toolCallId) => this.execute(state, rawInput, runManager, config, toolCallId),
     };
   }
 
@@ -206,7 +210,7 @@ export class ToolExecutor {
    * rejects for tool failures. Every call then gets the run's pending loop notes appended, one
    * `tool_call` event and, for failures, one `warn` log line.
    */
-  private async execute(state: ToolState, rawInput: unknown, runManager: CallbackManagerForToolRun | undefined, config: RunnableConfig): Promise<CallResult> {
+  private async execute(state: ToolState, rawInput: unknown, runManager: CallbackManagerForToolRun | undefined, config: RunnableConfig, toolCallId?: string): Promise<CallResult> {
     const startedAt = this.options.now();
     const run = this.runs.find(runManager, config);
     this.callCount += 1;
@@ -220,7 +224,7 @@ export class ToolExecutor {
       if ("observation" in prepared) result = prepared;
       else {
         toolInput = prepared.toolInput;
-        result = await this.executePrepared(state, prepared, run, runManager, config);
+        result = await this.executePrepared(state, prepared, run, runManager, config, toolCallId);
       }
     } catch (unexpected) {
       const error = toError(unexpected);
@@ -263,6 +267,7 @@ export class ToolExecutor {
     run: RunHandle,
     runManager: CallbackManagerForToolRun | undefined,
     config: RunnableConfig,
+    toolCallId: string | undefined,
   ): Promise<CallResult> {
     const { toolInput } = prepared;
     const toolName = state.name;
@@ -277,17 +282,44 @@ export class ToolExecutor {
     const cached = cache === undefined ? undefined : await readCache(this.context, cache, toolName, toolInput, run.runId, () => (storeFailed = true));
     if (cached !== undefined) return cached;
 
-    const gate = await gateSideEffectCall(this.context, state, toolInput, prepared, run, (name) => this.warnUnbound(name));
-    if (gate !== undefined) return gate;
+    // Confirmations live in the ledger: a token shown by this run's dry run in another replica counts here.
+    const confirmations = { ledger: this.options.sideEffectLedger };
+    if (!(await confirmedAcrossReplicas(this.context, state, toolInput, prepared, run, confirmations))) {
+      const gate = await gateSideEffectCall(this.context, state, toolInput, prepared, run, (name) => this.warnUnbound(name), confirmations);
+      if (gate !== undefined) return gate;
+    }
+    // Stage "ledger claim": a confirmed side-effect call with a tool call id runs at most once.
+    const identity = state.policy.sideEffects ? sideEffectIdentityOf(config.configurable, run, toolCallId) : undefined;
+    const ledger = this.options.sideEffectLedger;
+    let ledgerClaim: HeldSideEffectClaim | undefined;
+    if (identity !== undefined) {
+      const claimed = await claimSideEffectCall(this.context, state, toolInput, identity, run, ledger, this.holderId, config.signal);
+      if ("observation" in claimed) return claimed;
+      ledgerClaim = claimed;
+    }
+    const release = async (result: CallResult): Promise<CallResult> => {
+      if (ledgerClaim !== undefined) await settleSideEffectClaim(this.context, toolName, ledger, ledgerClaim, { ...result, toolCalls: 0 });
+      return result;
+    };
     const idempotency = checkIdempotency(state, toolInput, run, (name, feature) => this.warnNoRun(name, feature));
-    if (idempotency !== undefined && "observation" in idempotency) return idempotency;
+    if (idempotency !== undefined && "observation" in idempotency) return release(idempotency);
     const capped = checkCallCap(state, run, (name, feature) => this.warnNoRun(name, feature));
-    if (capped !== undefined) return capped;
+    if (capped !== undefined) return release(capped);
 
     // The original tool gets the caller's config minus its callbacks (one tool run per action),
-    // or the wrapper's child callbacks when forwardCallbacks is on.
-    const innerConfig: RunnableConfig = { ...config, runId: undefined, callbacks: this.options.forwardCallbacks ? runManager?.getChild() : undefined };
-    const call = (): Promise<CallResult> => withIdempotencyClaim(idempotency, run, () => runResilientCall(this.context, state, toolInput, innerConfig, run));
+    // or the wrapper's child callbacks when forwardCallbacks is on; a claimed side-effect call
+    // also gets its idempotency key (configurable.reins_idempotency_key) for the downstream API.
+    const innerConfig: RunnableConfig = {
+      ...config,
+      runId: undefined,
+      callbacks: this.options.forwardCallbacks ? runManager?.getChild() : undefined,
+      ...(ledgerClaim !== undefined ? { configurable: { ...config.configurable, [IDEMPOTENCY_KEY_FIELD]: ledgerClaim.idempotencyKey } } : {}),
+    };
+    const call = async (): Promise<CallResult> => {
+      const result = await withIdempotencyClaim(idempotency, run, () => runResilientCall(this.context, state, toolInput, innerConfig, run));
+      if (ledgerClaim !== undefined) await settleSideEffectClaim(this.context, toolName, ledger, ledgerClaim, result);
+      return result;
+    };
     if (cache === undefined) return call();
     // Concurrent identical calls (same scope, tool and input) share one execution; across
     // processes, the store's lease (claim) lets one compute while the others wait for its entry.

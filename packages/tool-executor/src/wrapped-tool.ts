@@ -12,7 +12,7 @@ import { previewText } from "./tool-input";
 /** What a wrapped tool needs from its executor. */
 export interface WrappedToolHost extends Pick<ExecutorContext, "log"> {
   /** The pipeline of one call; resolves to the observation and outcome, never rejects for tool failures. */
-  execute(state: ToolState, rawInput: unknown, runManager: CallbackManagerForToolRun | undefined, config: RunnableConfig): Promise<CallResult>;
+  execute(state: ToolState, rawInput: unknown, runManager: CallbackManagerForToolRun | undefined, config: RunnableConfig, toolCallId: string | undefined): Promise<CallResult>;
 }
 
 /** Same test as LangChain's `_isToolCall`: a `ToolCall` is tagged `type: "tool_call"`. */
@@ -115,7 +115,7 @@ async function runCall(host: WrappedToolHost, state: ToolState, wrapper: Structu
   );
   let result: CallResult;
   try {
-    result = await host.execute(state, rawInput, runManager, config);
+    result = await host.execute(state, rawInput, runManager, config, toolCallId);
   } catch (unexpected) {
     // Only a defect of this package gets here; report it to callbacks, then answer the model.
     const error = toError(unexpected);

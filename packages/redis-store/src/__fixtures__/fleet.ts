@@ -9,13 +9,13 @@ import type { ReplicaJob, ReplicaReport } from "./fleet-replica";
 const ROOT = resolve(__dirname, "../../../..");
 
 /**
- * Bundles `fleet-replica.ts` (with the Reins sources it imports) into one CommonJS file, so each
+ * Bundles `entry` (default `fleet-replica.ts`, a file of this folder; with the Reins sources it imports) into one CommonJS file, so each
  * replica process starts in well under a second; npm packages stay external (node_modules).
  */
-export async function bundleReplica(): Promise<string> {
-  const outfile = join(mkdtempSync(join(tmpdir(), "reins-fleet-")), "fleet-replica.cjs");
+export async function bundleReplica(entry = "fleet-replica.ts"): Promise<string> {
+  const outfile = join(mkdtempSync(join(tmpdir(), "reins-fleet-")), entry.replace(/\.ts$/, ".cjs"));
   await build({
-    entryPoints: [join(__dirname, "fleet-replica.ts")],
+    entryPoints: [join(__dirname, entry)],
     outfile,
     bundle: true,
     platform: "node",
