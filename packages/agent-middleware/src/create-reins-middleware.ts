@@ -38,6 +38,7 @@ import { checkReinsMiddlewareOptions, DEFAULT_REINS_MIDDLEWARE_OPTIONS, type Rei
 import { MIDDLEWARE_MESSAGES } from "./messages";
 import { MiddlewareRunContexts, type LiveRun } from "./run-contexts";
 import { newRunRecord, NOTES_AT_METADATA_KEY, reinsRunSchema, runMessagesOf, type ReinsRunRecord } from "./run-record";
+import { recoverServerParseFailure, serverParseFailureOf } from "./server-parse-failure";
 import { correctionOf, rescueReply } from "./tool-call-rescue";
 import { answerOfMessages, auditWarning, MiddlewareAuditTrail, questionOfMessages } from "./middleware-audit";
 
@@ -267,18 +268,48 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
       },
     },
     wrapModelCall: async (request, handler) => {
-      const response = await handler(request);
-      if (!AIMessage.isInstance(response)) return response;
       const tools = (request.tools ?? []).filter(
         (tool): tool is StructuredToolInterface => tool !== null && typeof tool === "object" && typeof (tool as { name?: unknown }).name === "string",
       );
+      const repairing = repairOptions !== undefined && tools.length > 0;
+      const run = repairing ? runOf(request.state) : undefined;
+      const messages = (request.state as { messages?: BaseMessage[] }).messages ?? request.messages;
+      /** The rescue of one reply, in the audit's model-call scope; `serverRepair` is counted with it. */
+      const rescue = (reply: AIMessage, serverRepair?: { repair: string; detail: string; onlyWithCalls: boolean }): AIMessage => {
+        const body = (): AIMessage => {
+          const rescued = rescueReply(reply, { tools, options: repairOptions ?? {}, slot: run?.slot, messages, emit });
+          if (serverRepair !== undefined && (!serverRepair.onlyWithCalls || (rescued.tool_calls ?? []).length > 0)) {
+            emit({ type: "parser_repair", repair: serverRepair.repair, detail: serverRepair.detail, ...(run !== undefined ? { runId: run.record.runId } : {}) });
+          }
+          return rescued;
+        };
+        return audit === undefined || run === undefined ? body() : audit.duringModelCall(run.record.runId, body);
+      };
+      let response: Awaited<ReturnType<typeof handler>>;
+      try {
+        response = await handler(request);
+      } catch (error) {
+        // A server that could not parse the model's tool call (llama.cpp, Ollama, vLLM, LM Studio, SGLang): see server-parse-failure.ts.
+        const failure = repairing ? serverParseFailureOf(error) : undefined;
+        if (failure === undefined) throw error;
+        registerAgentTools(tools);
+        return (await recoverServerParseFailure(failure, {
+          toolNames: tools.filter((tool) => !tool.name.startsWith(STRUCTURED_OUTPUT_PREFIX)).map((tool) => tool.name),
+          read: (reply, repair, detail) => {
+            const rescued = rescue(reply, { repair, detail, onlyWithCalls: true });
+            return (rescued.tool_calls ?? []).length > 0 ? rescued : undefined;
+          },
+          reask: async (note, repair, detail) => {
+            const again = await handler({ ...request, messages: [...request.messages, note] });
+            return AIMessage.isInstance(again) ? rescue(again, { repair, detail, onlyWithCalls: false }) : again;
+          },
+        })) as typeof response;
+      }
+      if (!AIMessage.isInstance(response)) return response;
       // The agent's own tools (not the structured-output ones) are the `tool` label's values; names the model invents are `unregistered`.
       registerAgentTools(tools);
-      if (repairOptions === undefined || tools.length === 0) return response;
-      const run = runOf(request.state);
-      const messages = (request.state as { messages?: BaseMessage[] }).messages ?? request.messages;
-      const rescue = () => rescueReply(response, { tools, options: repairOptions, slot: run?.slot, messages, emit });
-      return audit === undefined || run === undefined ? rescue() : audit.duringModelCall(run.record.runId, rescue);
+      if (!repairing) return response;
+      return rescue(response);
     },
     afterModel: {
       canJumpTo: ["end"],
