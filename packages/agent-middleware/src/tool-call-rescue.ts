@@ -12,6 +12,7 @@ import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messag
 import type { ReinsEvent } from "@reins/core";
 import { rescueToolCalls, type RepairableTool, type ToolCallRepairOptions } from "@reins/react-output-parser";
 import { textOf, type RunSlot } from "./middleware-run-state";
+import { reasoningOfReply } from "./reply-reasoning";
 
 /** Tool names createAgent gives its structured-output tools (`responseFormat`): answered by the agent itself. */
 const STRUCTURED_OUTPUT_PREFIX = "extract-";
@@ -68,7 +69,7 @@ export function rescueReply(message: AIMessage, context: ReplyRescueContext): AI
   const toolResults = context.messages.filter((item) => ToolMessage.isInstance(item)).map(textOf);
   const finishReason = finishReasonOf(message);
   // vLLM's and DeepSeek's reasoning parsers put the reasoning beside the content: a reasoning block.
-  const reasoning = message.additional_kwargs?.reasoning_content;
+  const reasoning = reasoningOfReply(message);
   const text = textOf(message);
   const withReasoning = typeof reasoning === "string" && reasoning.trim().length > 0 && text.trim().length === 0;
   const rescue = rescueToolCalls(

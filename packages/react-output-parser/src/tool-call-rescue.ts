@@ -6,6 +6,7 @@
  * middleware applies the result to the `AIMessage`; `reins-parse` prints it for logged replies.
  */
 import { compactCallName } from "@reins/core";
+import { missingClosers } from "./json-text";
 import { TOOL_CALL_MESSAGES } from "./tool-call-messages";
 import { repairToolCall, type RepairableTool, type ToolCallRefusal, type ToolCallRepairOptions } from "./tool-call-repair";
 import { readWrittenToolCalls, type WrittenCallShape } from "./written-tool-calls";
@@ -97,7 +98,9 @@ export function rescueToolCalls(reply: ReplyToRescue, tools: readonly Repairable
       calls.push({ name: call.name, args: (call.args ?? {}) as Record<string, unknown>, ...id, source: call.source, repairs: [] });
       continue;
     }
-    const result = repairToolCall({ name: call.name, args: call.args }, tools, options);
+    // Arguments a provider returned unparsed, when the reply stopped for length: cut off, never closed.
+    const cutOff = call.source === "invalid" && isLengthStop(reply.finishReason) && typeof call.args === "string" && missingClosers(call.args.trim(), 0) !== undefined;
+    const result = repairToolCall({ name: call.name, args: call.args, ...(cutOff ? { truncated: true } : {}) }, tools, options);
     if (result.ok) calls.push({ name: result.name, args: result.args, ...id, source: call.source, repairs: call.source === "invalid" ? ["invalid_tool_call", ...result.repairs] : [...result.repairs] });
     else refused.push({ name: result.name ?? call.name, ...id, source: call.source, reason: result.reason, correction: result.correction });
   }
@@ -117,7 +120,7 @@ export function rescueToolCalls(reply: ReplyToRescue, tools: readonly Repairable
       return;
     }
     const result = repairToolCall({ name: call.name, args: call.args, truncated }, tools, options);
-    if (result.ok) calls.push({ name: result.name, args: result.args, source: call.shape, repairs: ["tool_call_from_text", `written_${call.shape}`, ...result.repairs] });
+    if (result.ok) calls.push({ name: result.name, args: result.args, source: call.shape, repairs: ["tool_call_from_text", `written_${call.shape}`, ...(call.repairs ?? []), ...result.repairs] });
     else refused.push({ name: result.name ?? call.name, source: call.shape, reason: result.reason, correction: result.correction });
   });
   if (written.markup && written.calls.length === 0) refused.push({ name: "", source: "markup", reason: "no_readable_call", correction: TOOL_CALL_MESSAGES.noReadableCall(toolNames) });
