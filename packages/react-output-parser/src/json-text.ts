@@ -110,20 +110,23 @@ export function findBalancedEnd(text: string, start: number): number {
   return -1;
 }
 
-/** Most closing brackets {@link missingClosers} adds: a slip drops the last one or two, a cut-off drops more. */
-const MAX_MISSING_CLOSERS = 2;
+/**
+ * Most closing braces {@link missingClosers} adds: the outermost one (the Action Input rule,
+ * `endsMidValue`: an inner object left open was cut inside).
+ */
+const MAX_MISSING_CLOSERS = 1;
 
 /**
  * The closing braces a JSON value starting at `start` lacks when it is complete otherwise: the
  * text ends after a whole value (a closed string, `true`/`false`/`null`, a closed object or
- * array), outside any string, not after a key, a `:` or a `,`, and at most two `}` are missing (an
- * open list may have had more items: cut off). That
+ * array), outside any string, not after a key, a `:` or a `,`, and only the outermost `}` is
+ * missing (an inner object or list left open may have had more: cut off). That
  * is a model's slip (Llama 3 dropping its call's last `}`); a value cut off inside a string, after
  * a key or a comma is not completed (a cut-off call is never completed by guessing). Double-quoted
  * JSON only; one linear scan.
  *
- * @returns the closers to append (`"}"` or `"}}"`), or `undefined` (balanced, cut off, a list
- *   left open, or more than two missing)
+ * @returns the closer to append (`"}"`), or `undefined` (balanced, cut off, a list or an inner
+ *   object left open)
  */
 export function missingClosers(text: string, start: number): string | undefined {
   const stack: number[] = [];
