@@ -39,6 +39,7 @@ import { checkReinsMiddlewareOptions, DEFAULT_REINS_MIDDLEWARE_OPTIONS, resolveS
 import { MIDDLEWARE_MESSAGES, STATE_MESSAGES } from "./messages";
 import { MiddlewareRunContexts, type LiveRun } from "./run-contexts";
 import { newRunRecord, NOTES_AT_METADATA_KEY, reinsRunSchema, runMessagesOf, STRUCTURED_OUTPUT_PREFIX, type ReinsRunRecord } from "./run-record";
+import { recoverServerParseFailure, serverParseFailureOf } from "./server-parse-failure";
 import { legacyRunIdOf, legacyRunRecord, StateGuard, withoutConfirmation } from "./state-guard";
 import { correctionOf, rescueReply } from "./tool-call-rescue";
 import { readRequestProvenance, untrustedPiecesOf, withUntrustedCalls } from "./untrusted-provenance";
@@ -375,29 +376,62 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
       },
     },
     wrapModelCall: async (request, handler) => {
-      const response = await handler(request);
-      if (!AIMessage.isInstance(response)) return response;
       const tools = (request.tools ?? []).filter(
         (tool): tool is StructuredToolInterface => tool !== null && typeof tool === "object" && typeof (tool as { name?: unknown }).name === "string",
       );
-      // The agent's own tools (not the structured-output ones) are the `tool` label's values; names the model invents are `unregistered`.
-      registerAgentTools(tools);
+      const repairing = repairOptions !== undefined && tools.length > 0;
       const run = runOf(request.state);
       const messages = (request.state as { messages?: BaseMessage[] }).messages ?? request.messages;
-      const repair = (): AIMessage => {
-        const reply = withUniqueId(response, [...messages, ...request.messages], run?.record.runId, emit);
-        if (repairOptions === undefined || tools.length === 0) return reply;
-        // Provenance: the calls in what the model was shown from outside itself (always on).
+      // Provenance: the calls in what the model was shown from outside itself (always on), read once per request.
+      let untrustedCalls: ReadonlySet<string> | undefined;
+      const untrustedCallsOfRequest = (): ReadonlySet<string> => {
+        if (untrustedCalls !== undefined) return untrustedCalls;
         const requestWithSystem = request as { systemMessage?: unknown; systemPrompt?: unknown };
         const pieces = untrustedPiecesOf(requestWithSystem.systemMessage ?? requestWithSystem.systemPrompt, request.messages ?? messages);
         const provenance = readRequestProvenance(run?.slot.provenance, pieces, tools.map((tool) => tool.name));
         if (run !== undefined) run.slot.provenance = provenance;
-        const untrustedCalls = new Set([...(run?.record.untrustedCalls ?? []), ...provenance.keys]);
-        return rescueReply(reply, { tools, options: repairOptions, slot: run?.slot, messages, untrustedCalls, emit });
+        untrustedCalls = new Set([...(run?.record.untrustedCalls ?? []), ...provenance.keys]);
+        return untrustedCalls;
       };
-      const reply = audit === undefined || run === undefined ? repair() : audit.duringModelCall(run.record.runId, repair);
-      // Signed as the model made it (with its corrections), before another middleware or a checkpoint sees it.
-      return run === undefined ? reply : guard.signReply(reply, run.record.runId, run.record.modelCalls);
+      /** The rescue of one reply, in the audit's model-call scope; `serverRepair` is counted with it. The result is signed. */
+      const rescue = (reply: AIMessage, serverRepair?: { repair: string; detail: string; onlyWithCalls: boolean }): AIMessage => {
+        const body = (): AIMessage => {
+          const unique = withUniqueId(reply, [...messages, ...request.messages], run?.record.runId, emit);
+          if (!repairing) return unique;
+          const rescued = rescueReply(unique, { tools, options: repairOptions ?? {}, slot: run?.slot, messages, untrustedCalls: untrustedCallsOfRequest(), emit });
+          if (serverRepair !== undefined && (!serverRepair.onlyWithCalls || (rescued.tool_calls ?? []).length > 0)) {
+            emit({ type: "parser_repair", repair: serverRepair.repair, detail: serverRepair.detail, ...(run !== undefined ? { runId: run.record.runId } : {}) });
+          }
+          return rescued;
+        };
+        const made = audit === undefined || run === undefined ? body() : audit.duringModelCall(run.record.runId, body);
+        // Signed as the model made it (with its corrections), before another middleware or a checkpoint sees it.
+        return run === undefined ? made : guard.signReply(made, run.record.runId, run.record.modelCalls);
+      };
+      let response: Awaited<ReturnType<typeof handler>>;
+      try {
+        response = await handler(request);
+      } catch (error) {
+        // A server that could not parse the model's tool call (llama.cpp, Ollama, vLLM, LM Studio, SGLang): see server-parse-failure.ts.
+        const failure = repairing ? serverParseFailureOf(error) : undefined;
+        if (failure === undefined) throw error;
+        registerAgentTools(tools);
+        return (await recoverServerParseFailure(failure, {
+          toolNames: tools.filter((tool) => !tool.name.startsWith(STRUCTURED_OUTPUT_PREFIX)).map((tool) => tool.name),
+          read: (reply, repair, detail) => {
+            const rescued = rescue(reply, { repair, detail, onlyWithCalls: true });
+            return (rescued.tool_calls ?? []).length > 0 ? rescued : undefined;
+          },
+          reask: async (note, repair, detail) => {
+            const again = await handler({ ...request, messages: [...request.messages, note] });
+            return AIMessage.isInstance(again) ? rescue(again, { repair, detail, onlyWithCalls: false }) : again;
+          },
+        })) as typeof response;
+      }
+      if (!AIMessage.isInstance(response)) return response;
+      // The agent's own tools (not the structured-output ones) are the `tool` label's values; names the model invents are `unregistered`.
+      registerAgentTools(tools);
+      return rescue(response);
     },
     afterModel: {
       canJumpTo: ["end"],

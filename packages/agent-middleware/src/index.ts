@@ -16,4 +16,11 @@ export {
   type ToolCallRepairResult,
   type WrittenToolCall,
 } from "./tool-call-repair";
+export {
+  SERVER_PARSE_FAILURE_REPAIRS,
+  SERVER_PARSE_FAILURE_SERVERS,
+  serverParseFailureOf,
+  type ServerParseFailure,
+  type ServerParseFailureServer,
+} from "./server-parse-failure";
 export { AgentMiddlewareError, ReinsMiddlewareOptionsError, type AgentMiddlewareErrorOptions, type ReinsMiddlewareOptionsErrorOptions } from "./errors";

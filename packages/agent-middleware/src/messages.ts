@@ -12,6 +12,11 @@ export const MIDDLEWARE_MESSAGES = Object.freeze({
   notRunStopped: (toolName: string): string => `${toolName} was not called: the run was stopped.`,
   /** A tool call left unanswered because the run's saved state was refused. */
   notRunTampered: (toolName: string): string => `${toolName} was not called: this run's saved state was changed outside the agent, so the run was stopped.`,
+  /** The note appended when the model is asked again after its server could not parse its tool call. */
+  serverParseFailure: (toolNames: readonly string[]): string =>
+    `The model server could not read your last reply as a tool call, so nothing was run. ` +
+    `To call a tool, call exactly one of ${toolNames.map((name) => JSON.stringify(name)).join(", ")} by its exact name, with its arguments as one valid JSON object ` +
+    `(double-quoted keys and strings, no comments, nothing after the object). To answer instead, reply with text only.`,
 });
 
 /**

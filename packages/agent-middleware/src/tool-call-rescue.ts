@@ -13,6 +13,7 @@ import type { ReinsEvent } from "@reins/core";
 import { rescueToolCalls, type RepairableTool, type ToolCallRepairOptions } from "@reins/react-output-parser";
 import { textOf, type RunSlot } from "./middleware-run-state";
 import { STRUCTURED_OUTPUT_PREFIX } from "./run-record";
+import { reasoningOfReply } from "./reply-reasoning";
 
 /** The name a refused call stands under when no tool name could be read from the markup. */
 const UNREADABLE_CALL_NAME = "unreadable_tool_call";
@@ -70,7 +71,7 @@ export function rescueReply(message: AIMessage, context: ReplyRescueContext): AI
   const toolResults = context.messages.filter((item) => ToolMessage.isInstance(item)).map(textOf);
   const finishReason = finishReasonOf(message);
   // vLLM's and DeepSeek's reasoning parsers put the reasoning beside the content: a reasoning block.
-  const reasoning = message.additional_kwargs?.reasoning_content;
+  const reasoning = reasoningOfReply(message);
   const text = textOf(message);
   const withReasoning = typeof reasoning === "string" && reasoning.trim().length > 0 && text.trim().length === 0;
   const rescue = rescueToolCalls(

@@ -1,7 +1,7 @@
 /** Stage 3: JSON action blobs (`{"action": …, "action_input": …}`, `{"name": …, "arguments": …}`). */
 import { ACTION_BLOB_INPUT_KEYS, ACTION_BLOB_NAME_KEYS, ACTION_BLOB_WRAPPER_KEYS, FINISH_NAMES } from "@reins/core";
 import { missingInput, objectInput, objectValue, stringInput } from "./action-input";
-import { findBalancedEnd, parseLooseJson } from "./json-text";
+import { findBalancedEnd, missingClosers, parseLooseJson } from "./json-text";
 import { PARSER_MESSAGES } from "./messages";
 import { fail, finish, type Finished, type Work } from "./react-step";
 import { resolveTool } from "./resolve-tool";
@@ -40,6 +40,15 @@ function withGrammarKeys(value: Record<string, unknown>): Record<string, unknown
   return result;
 }
 
+/** Keys of a call object that are never arguments (the OpenAI shape's `type`, a call's `id`). */
+const CALL_META_KEYS: readonly string[] = ["type", "id", "call_id", "tool_call_id", "index"];
+
+/** The keys of a flat call other than its name key (and call metadata), or `undefined` when there are none. */
+function flatArguments(value: Record<string, unknown>, nameKey: string): Record<string, unknown> | undefined {
+  const rest = Object.entries(value).filter(([key]) => grammarKey(key) !== nameKey && !CALL_META_KEYS.includes(grammarKey(key)));
+  return rest.length === 0 ? undefined : Object.fromEntries(rest);
+}
+
 /**
  * Reads one blob: a name key ({@link BLOB_NAME_KEYS}, any case or spacing: `"Action"`,
  * `"Action Input"`) next to an input key, or one wrapper key (`ACTION_BLOB_WRAPPER_KEYS`:
@@ -55,6 +64,11 @@ export function blobFrom(value: unknown, toolNames: readonly string[], depth = 0
     const inputKey = BLOB_INPUT_KEYS.find((key) => key in keyed);
     // "name" alone is too common in ordinary data: accept it with an arguments key or a known tool.
     if ((nameKey === "name" || nameKey === "function") && inputKey === undefined && !toolNames.includes(name)) continue;
+    if (inputKey === undefined && toolNames.includes(name)) {
+      // A flat call (gpt-oss, small models): `{"name": "get_weather", "city": "Oslo"}`, the other keys are the arguments.
+      const flat = flatArguments(value, nameKey);
+      if (flat !== undefined) return { tool: name, input: flat, hasInput: true };
+    }
     return { tool: name, input: inputKey !== undefined ? keyed[inputKey] : undefined, hasInput: inputKey !== undefined };
   }
   if (depth > 2) return undefined;
@@ -88,11 +102,15 @@ export function findActionBlob(work: Work, text: string): ActionBlob | undefined
     if (start < 0) return undefined;
     const end = findBalancedEnd(text, start);
     if (end < 0) {
-      // Unclosed: try the rest once (a missing closing brace), then stop.
-      const parsed = text.length - start <= work.config.maxRepairChars && mayHoldBlob(start, text.length) ? parseLooseJson(text.slice(start), work.config.maxRepairChars) : undefined;
+      // Unclosed: complete but for its last brace(s) (a slip) it is closed; otherwise it was cut
+      // off, and a blob read from it is never run (the rescue's rule: `missingClosers`).
+      const closers = missingClosers(text.trimEnd(), start);
+      const rest = closers === undefined ? text.slice(start) : text.slice(start).trimEnd() + closers;
+      const parsed = rest.length <= work.config.maxRepairChars && mayHoldBlob(start, text.length) ? parseLooseJson(rest, work.config.maxRepairChars) : undefined;
       const blob = parsed !== undefined ? pickBlob(work, parsed.value) : undefined;
-      if (blob !== undefined) work.repairs.add("json_repair");
-      return blob;
+      if (blob === undefined) return undefined;
+      work.repairs.add(closers === undefined ? "json_repair" : "closing_brace_added");
+      return closers === undefined ? { ...blob, truncated: true } : blob;
     }
     const parsed = mayHoldBlob(start, end) ? parseLooseJson(text.slice(start, end), work.config.maxRepairChars) : undefined;
     if (parsed !== undefined) {

@@ -6,7 +6,7 @@ import { findBalancedEnd, parseLooseJson } from "./json-text";
 import { PARSER_MESSAGES } from "./messages";
 import { act, fail, type Finished, type RepairLog, type Work } from "./react-step";
 import { fenceMarker, isBareFence, unwrapCodeFence } from "./code-fences";
-import { isPromptEchoInput, isSchemaEcho } from "./echo-detection";
+import { isPromptEchoInput, isPythonSchemaRepr, isSchemaEcho } from "./echo-detection";
 import { parseKeywordArguments } from "./inline-call";
 import { stripWrappingQuotes } from "./quotes";
 import { dropDanglingFences } from "./segment-labels";
@@ -62,17 +62,28 @@ export function collectInput(value: string, lines: readonly string[], repairs: R
     // A one-line fence: ```code```
     if (marker.rest.includes("```")) return { text: unwrapCodeFence(firstLine) ?? firstLine, fenced: true };
     let closed = false;
+    let glued: string | undefined;
+    const fence = firstLine.startsWith("~~~") ? "~~~" : firstLine.startsWith("```") ? "```" : "``";
     let index = start + 1;
     for (; index < all.length; index += 1) {
       if (isBareFence(all[index])) {
         closed = true;
         break;
       }
+      // The closing fence glued to the last line of the input (`{"query": "x"}```): closed there.
+      const line = all[index].trimEnd();
+      if (line.endsWith(fence) && !fenceMarker(line).isFence) {
+        closed = true;
+        glued = line.slice(0, -fence.length);
+        repairs.add("glued_fence_closed");
+        break;
+      }
     }
     if (closed && hasText(all, index + 1)) repairs.add("trailing_prose_removed");
     repairs.add("code_fence_removed");
     // Unclosed, the input is rejected as cut off: only its first lines are kept for the check.
-    return { text: trimBlankLines(all.slice(start + 1, closed ? index : Math.min(index, start + 1 + UNCLOSED_FENCE_LINES_KEPT))), fenced: true, unclosedFence: !closed };
+    const body = all.slice(start + 1, closed ? index : Math.min(index, start + 1 + UNCLOSED_FENCE_LINES_KEPT));
+    return { text: trimBlankLines(glued === undefined ? body : [...body, glued]), fenced: true, unclosedFence: !closed };
   }
   let unclosedLength = -1;
   if (firstLine[0] === "{" || firstLine[0] === "[") {
@@ -191,6 +202,8 @@ export function objectInput(work: Work, spec: ToolInputSpec, raw: InputText | st
     if (spec.required.length === 0) return act(work, spec.name, {});
     return fail(work, "missing_action_input", PARSER_MESSAGES.emptyActionInput(labels, spec.name, exampleFor(spec)));
   }
+  // A Python repr of the tool's schema (`query: str`, `FieldInfo(…)`, `<class 'str'>`): a correction, never run.
+  if (isPythonSchemaRepr(text, spec.properties)) return fail(work, "schema_echo", PARSER_MESSAGES.schemaEcho(labels, spec.name, exampleFor(spec)));
   const repr = unwrapPythonRepr(text);
   if (repr !== undefined) {
     text = repr;
@@ -216,6 +229,19 @@ export function objectInput(work: Work, spec: ToolInputSpec, raw: InputText | st
     if (keywordArguments !== undefined && (spec.properties.length === 0 || Object.keys(keywordArguments).every((key) => spec.properties.includes(key)))) {
       work.repairs.add("keyword_arguments");
       return objectValue(work, spec, keywordArguments);
+    }
+    // A bare list (`["a", "b"]`, also with prose around it) for a tool with exactly one required
+    // list field: that field's value (the rescue's `bare_value` rule).
+    const bracket = text.indexOf("[");
+    const listField = spec.required.length === 1 && spec.propertyTypes[spec.required[0] as string] === "array" ? (spec.required[0] as string) : undefined;
+    if (bracket >= 0 && listField !== undefined) {
+      const end = findBalancedEnd(text, bracket);
+      const list = end > 0 ? parseLooseJson(text.slice(bracket, end), work.config.maxRepairChars) : undefined;
+      if (list !== undefined && Array.isArray(list.value)) {
+        work.repairs.add("bare_value");
+        if (bracket > 0 || text.slice(end).trim().length > 0) work.repairs.add("json_extracted");
+        return objectValue(work, spec, { [listField]: list.value });
+      }
     }
     const onlyField = spec.properties.length === 1 ? spec.properties[0] : undefined;
     const fieldType = onlyField !== undefined ? spec.propertyTypes[onlyField] : undefined;

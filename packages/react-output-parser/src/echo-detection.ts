@@ -109,6 +109,68 @@ function isSchemaField(field: unknown): boolean {
   if (keys.length === 0 || !keys.every((key) => SCHEMA_KEYWORDS.has(key))) return false;
   const type = (field as Record<string, unknown>).type;
   const typeIsName = typeof type === "string" && SCHEMA_TYPE_NAMES.has(type.toLowerCase());
-  return typeIsName || (keys.includes("description") && keys.includes("type"));
+  // An optional field as pydantic writes it: {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null}.
+  const union = (field as Record<string, unknown>).anyOf ?? (field as Record<string, unknown>).oneOf;
+  const unionOfTypes = Array.isArray(union) && union.length > 0 && union.every((member) => isSchemaField(member));
+  return typeIsName || unionOfTypes || (keys.includes("description") && keys.includes("type"));
 }
 
+
+/** Python's type names as an annotation writes them (`str`, `Optional[int]`, `typing.List[str]`). */
+const PYTHON_TYPE_NAMES = new Set(["str", "int", "float", "bool", "bytes", "dict", "list", "tuple", "set", "any", "none", "nonetype", "object", "optional", "union", "literal", "annotated", "sequence", "mapping", "iterable"]);
+/** Reprs only a schema has: pydantic's field objects, a class, a tool's `args_schema`. */
+const PYTHON_SCHEMA_REPR = /\b(?:FieldInfo|ModelField|ModelPrivateAttr)\(|<class '[\w.]+'>|\bargs_schema\s*=|\bannotation\s*=\s*[\w.[\]]+/;
+const MAX_REPR_CHARS = 2_000;
+
+/** A Python type annotation: names from {@link PYTHON_TYPE_NAMES}, subscripted or joined by `|`. */
+function isPythonType(text: string): boolean {
+  // The subscripts (`[str]`, `Literal['a', 'b']`) are dropped: the names outside them decide.
+  let outer = text;
+  for (let pass = 0; pass < 8 && outer.includes("["); pass += 1) outer = outer.replace(/\[[^[\]]*\]/g, "");
+  const words = outer.split(/[\s|]+/).filter((word) => word.length > 0);
+  return words.length > 0 && words.every((word) => PYTHON_TYPE_NAMES.has(word.replace(/^typing\./, "").toLowerCase()));
+}
+
+/** `text` split on commas outside brackets. */
+function topLevelParts(text: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const character = text[index];
+    if (character === "[" || character === "(" || character === "{") depth += 1;
+    else if (character === "]" || character === ")" || character === "}") depth -= 1;
+    else if (character === "," && depth === 0) {
+      parts.push(text.slice(start, index));
+      start = index + 1;
+    }
+  }
+  parts.push(text.slice(start));
+  return parts.map((part) => part.trim()).filter((part) => part.length > 0);
+}
+
+/**
+ * Whether an Action Input is a Python repr of the tool's argument schema rather than values:
+ * pydantic's `FieldInfo(annotation=str, required=True)`, a `<class 'str'>`, `args_schema=…`, or
+ * the tool's fields as a Python signature (`query: str`, `SearchInput(query: str, limit: int = 5)`,
+ * `(query: str) -> str`) naming only fields the tool has. The dict reprs
+ * (`{'query': {'title': 'Query', 'type': 'string'}}`) are read as JSON and caught by {@link isSchemaEcho}.
+ *
+ * @param text - the Action Input as written
+ * @param fields - the tool's argument names (the signature form needs them)
+ */
+export function isPythonSchemaRepr(text: string, fields: readonly string[]): boolean {
+  if (text.length > MAX_REPR_CHARS) return false;
+  if (PYTHON_SCHEMA_REPR.test(text)) return true;
+  if (fields.length === 0 || !text.includes(":")) return false;
+  // Name(…) or (…) -> type around the fields.
+  let body = text.trim().replace(/\s*->\s*[\w.[\], |]+$/, "");
+  const call = /^[A-Za-z_][\w.]*\s*\(([\s\S]*)\)$/.exec(body) ?? /^\(([\s\S]*)\)$/.exec(body) ?? /^\{([\s\S]*)\}$/.exec(body);
+  if (call !== null) body = call[1] as string;
+  const parts = topLevelParts(body);
+  if (parts.length === 0) return false;
+  return parts.every((part) => {
+    const match = /^['"]?([A-Za-z_]\w*)['"]?\s*:\s*([^=]+?)(?:\s*=\s*[\s\S]+)?$/.exec(part);
+    return match !== null && fields.includes(match[1] as string) && isPythonType(match[2] as string);
+  });
+}

@@ -110,6 +110,67 @@ export function findBalancedEnd(text: string, start: number): number {
   return -1;
 }
 
+/**
+ * Most closing braces {@link missingClosers} adds: the outermost one (the Action Input rule,
+ * `endsMidValue`: an inner object left open was cut inside).
+ */
+const MAX_MISSING_CLOSERS = 1;
+
+/**
+ * The closing braces a JSON value starting at `start` lacks when it is complete otherwise: the
+ * text ends after a whole value (a closed string, `true`/`false`/`null`, a closed object or
+ * array), outside any string, not after a key, a `:` or a `,`, and only the outermost `}` is
+ * missing (an inner object or list left open may have had more: cut off). That
+ * is a model's slip (Llama 3 dropping its call's last `}`); a value cut off inside a string, after
+ * a key or a comma is not completed (a cut-off call is never completed by guessing). Double-quoted
+ * JSON only; one linear scan.
+ *
+ * @returns the closer to append (`"}"`), or `undefined` (balanced, cut off, a list or an inner
+ *   object left open)
+ */
+export function missingClosers(text: string, start: number): string | undefined {
+  const stack: number[] = [];
+  /** The last token outside strings: a bracket or punctuation character, a string ("s"), or a scalar ("v"). */
+  let last = "";
+  let lastStringIsKey = false;
+  let index = start;
+  while (index < text.length) {
+    const code = text.charCodeAt(index);
+    if (code === 123 || code === 91) {
+      stack.push(code);
+      if (stack.length > MAX_JSON_DEPTH) return undefined;
+      last = text[index] as string;
+    } else if (code === 125 || code === 93) {
+      if (stack.pop() !== (code === 125 ? 123 : 91)) return undefined;
+      if (stack.length === 0) return undefined;
+      last = text[index] as string;
+    } else if (code === 34) {
+      const before = last;
+      index += 1;
+      while (index < text.length && text.charCodeAt(index) !== 34) index += text.charCodeAt(index) === 92 ? 2 : 1;
+      if (index >= text.length) return undefined;
+      lastStringIsKey = stack.at(-1) === 123 && (before === "{" || before === ",");
+      last = "s";
+    } else if (code === 39) {
+      return undefined;
+    } else if (code === 44 || code === 58) {
+      last = text[index] as string;
+    } else if (!isJsonSpace(text[index])) {
+      last = "v";
+    }
+    index += 1;
+  }
+  // Only braces: a list left open may have had more items (cut off), an object's final `}` is the slip.
+  if (stack.length === 0 || stack.length > MAX_MISSING_CLOSERS || stack.includes(91)) return undefined;
+  // A number at the end may be cut (`12` of `123`): only the literals are whole for sure.
+  const ended = last === "}" || last === "]" || (last === "s" && !lastStringIsKey) || (last === "v" && /(?:true|false|null)\s*$/.test(text));
+  if (!ended) return undefined;
+  return stack
+    .reverse()
+    .map((code) => (code === 123 ? "}" : "]"))
+    .join("");
+}
+
 function isSmartDoubleQuote(code: number): boolean {
   return code === 0x201c || code === 0x201d || code === 0x201e || code === 0x201f || code === 0x2033;
 }

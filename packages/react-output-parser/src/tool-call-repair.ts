@@ -5,7 +5,7 @@
  * that was cut off. Shared by the `createAgent` middleware and `reins-parse`.
  */
 import { isRecord, stripControlTokens } from "@reins/core";
-import { findBalancedEnd, parseLooseJson } from "./json-text";
+import { findBalancedEnd, missingClosers, parseLooseJson } from "./json-text";
 import { TOOL_CALL_MESSAGES } from "./tool-call-messages";
 import { describeToolInput, unknownArgumentNames, type ToolInputSpec } from "./tool-schema";
 import { matchToolName } from "./tool-names";
@@ -185,7 +185,11 @@ export function repairToolCall(call: WrittenToolCall, tools: readonly Repairable
       repairs.push("fence_word_removed");
     }
     if ((trimmed[0] === "{" || trimmed[0] === "[") && findBalancedEnd(trimmed, 0) < 0) {
-      return refuse("truncated_arguments", TOOL_CALL_MESSAGES.truncatedArguments(name, spec.properties), name);
+      // Complete but for its last brace(s): a slip, closed; anything else was cut off.
+      const closers = missingClosers(trimmed, 0);
+      if (closers === undefined) return refuse("truncated_arguments", TOOL_CALL_MESSAGES.truncatedArguments(name, spec.properties), name);
+      trimmed += closers;
+      repairs.push("closing_brace_added");
     }
     const parsed = trimmed.length === 0 ? { value: {}, repairs: [] } : parseLooseJson(trimmed, maxRepairChars);
     if (parsed === undefined) {

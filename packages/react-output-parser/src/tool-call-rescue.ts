@@ -6,6 +6,7 @@
  * middleware applies the result to the `AIMessage`; `reins-parse` prints it for logged replies.
  */
 import { compactCallName } from "@reins/core";
+import { missingClosers } from "./json-text";
 import { TOOL_CALL_MESSAGES } from "./tool-call-messages";
 import { repairToolCall, type RepairableTool, type ToolCallRefusal, type ToolCallRepairOptions } from "./tool-call-repair";
 import { readWrittenToolCalls, type WrittenCallShape } from "./written-tool-calls";
@@ -108,7 +109,9 @@ export function rescueToolCalls(reply: ReplyToRescue, tools: readonly Repairable
       calls.push({ name: call.name, args: (call.args ?? {}) as Record<string, unknown>, ...id, source: call.source, repairs: [] });
       continue;
     }
-    const result = repairToolCall({ name: call.name, args: call.args }, tools, options);
+    // Arguments a provider returned unparsed, when the reply stopped for length: cut off, never closed.
+    const cutOff = call.source === "invalid" && isLengthStop(reply.finishReason) && typeof call.args === "string" && missingClosers(call.args.trim(), 0) !== undefined;
+    const result = repairToolCall({ name: call.name, args: call.args, ...(cutOff ? { truncated: true } : {}) }, tools, options);
     if (call.source === "invalid" && untrusted.size > 0 && isUntrustedCall(result.ok ? [call, { name: result.name, args: result.args }] : [call], untrusted)) {
       const meant = result.ok ? result.name : (result.name ?? call.name);
       refused.push({ name: meant, ...id, source: call.source, reason: "untrusted_call", correction: TOOL_CALL_MESSAGES.untrustedCall(meant) });
@@ -135,7 +138,7 @@ export function rescueToolCalls(reply: ReplyToRescue, tools: readonly Repairable
       refused.push({ name: meant, source: call.shape, reason: "untrusted_call", correction: TOOL_CALL_MESSAGES.untrustedCall(meant) });
       return;
     }
-    if (result.ok) calls.push({ name: result.name, args: result.args, source: call.shape, repairs: ["tool_call_from_text", `written_${call.shape}`, ...result.repairs] });
+    if (result.ok) calls.push({ name: result.name, args: result.args, source: call.shape, repairs: ["tool_call_from_text", `written_${call.shape}`, ...(call.repairs ?? []), ...result.repairs] });
     else refused.push({ name: result.name ?? call.name, source: call.shape, reason: result.reason, correction: result.correction });
   });
   if (written.markup && written.calls.length === 0) refused.push({ name: "", source: "markup", reason: "no_readable_call", correction: TOOL_CALL_MESSAGES.noReadableCall(toolNames) });

@@ -78,14 +78,27 @@ function nextSameTag(text: string, name: string, from: number): number {
   return next;
 }
 
+/** Closing tags of the wrappers a call stands in: they end a call whose own closer is missing. */
+const WRAPPER_CLOSERS: readonly string[] = [...WRAPPERS].map((name) => `</${name}>`);
+
+/** The first wrapper closing tag at or after `from` (of another tag than `name`), or -1. */
+function wrapperCloseAfter(text: string, name: string, from: number): number {
+  let first = -1;
+  for (const closer of WRAPPER_CLOSERS) {
+    if (closer === `</${name}>`) continue;
+    const at = text.indexOf(closer, from);
+    if (at >= 0 && (first < 0 || at < first)) first = at;
+  }
+  return first;
+}
+
 function contentOf(text: string, tag: OpenTag): { content: string; end: number; closed: boolean } {
   const close = text.indexOf(`</${tag.name}>`, tag.end);
-  if (close >= 0) {
-    const next = nextSameTag(text, tag.name, tag.end);
-    if (next < 0 || next > close || WRAPPERS.has(tag.name)) return { content: text.slice(tag.end, close), end: close + tag.name.length + 3, closed: true };
-    return { content: text.slice(tag.end, next), end: next, closed: false };
-  }
   const next = nextSameTag(text, tag.name, tag.end);
+  if (close >= 0 && (next < 0 || next > close || WRAPPERS.has(tag.name))) return { content: text.slice(tag.end, close), end: close + tag.name.length + 3, closed: true };
+  // Its own closer missing (Qwen3-Coder's `</function>`): the wrapper's closer (`</tool_call>`) ends it, complete.
+  const wrapperClose = WRAPPERS.has(tag.name) ? -1 : wrapperCloseAfter(text, tag.name, tag.end);
+  if (wrapperClose >= 0 && (next < 0 || wrapperClose < next)) return { content: text.slice(tag.end, wrapperClose), end: wrapperClose, closed: true };
   const end = next < 0 ? text.length : next;
   return { content: text.slice(tag.end, end), end, closed: false };
 }
@@ -106,21 +119,56 @@ function attribute(attributes: string, names: readonly string[]): string | undef
   return undefined;
 }
 
-/** A parameter's text as a value: JSON when it reads as JSON (numbers, booleans, objects), else the text. */
-function parameterValue(raw: string): unknown {
+/** Python's literals, as models trained on pythonic calls write them in XML parameters. */
+const PYTHON_LITERALS: Readonly<Record<string, unknown>> = Object.freeze({ True: true, False: false, None: null });
+
+/** Marks a parameter written as Python's `None`: the field is left out (not given), as Python means it. */
+const NOT_GIVEN = Symbol("not given");
+
+/**
+ * A parameter's text as a value: JSON when it reads as JSON (numbers, booleans, objects), Python's
+ * `True`/`False` as booleans, `None` as not given, a single-quoted string as its text, else the text.
+ */
+function parameterValue(raw: string, config: TagReadConfig): unknown {
   const text = raw.trim();
+  if (text in PYTHON_LITERALS) return text === "None" ? NOT_GIVEN : PYTHON_LITERALS[text];
+  if (/^'[^'\n]*'$/.test(text)) return text.slice(1, -1);
   if (/^(?:[[{"]|-?\d|true$|false$|null$)/.test(text)) {
     try {
       return JSON.parse(text) as unknown;
     } catch {
+      // A Python dict or list (`{'a': True}`): the JSON repair reads single quotes and Python's literals.
+      if (/^[[{]/.test(text) && /'|\b(?:True|False|None)\b/.test(text)) {
+        const parsed = parseLooseJson(text, config.maxRepairChars);
+        if (parsed !== undefined) return parsed.value;
+      }
       return text;
     }
   }
   return text;
 }
 
-/** `<parameter=KEY>v</parameter>` and `<parameter name="KEY">v</parameter>` in a call's content. */
-function parametersOf(content: string): Record<string, unknown> | undefined {
+/** Where a parameter's value ends when its `</parameter>` is missing: the next parameter or the call's closer. */
+const PARAMETER_ENDS: readonly string[] = ["</parameter>", "<parameter", "</function>", ...WRAPPER_CLOSERS];
+
+function parameterEnd(content: string, from: number): { at: number; closed: boolean } {
+  let first = -1;
+  let closer = "";
+  for (const end of PARAMETER_ENDS) {
+    const at = content.indexOf(end, from);
+    if (at >= 0 && (first < 0 || at < first)) {
+      first = at;
+      closer = end;
+    }
+  }
+  return first < 0 ? { at: content.length, closed: false } : { at: first, closed: closer === "</parameter>" };
+}
+
+/**
+ * `<parameter=KEY>v</parameter>` and `<parameter name="KEY">v</parameter>` in a call's content; a
+ * missing `</parameter>` is closed by the next `<parameter` or the call's closing tag.
+ */
+function parametersOf(content: string, config: TagReadConfig): Record<string, unknown> | undefined {
   const result: Record<string, unknown> = {};
   let found = false;
   let from = 0;
@@ -131,14 +179,14 @@ function parametersOf(content: string): Record<string, unknown> | undefined {
     if (close < 0 || close - open > MAX_ATTRIBUTE_CHARS) break;
     const attributes = content.slice(open + "<parameter".length, close);
     const key = attributes.trimStart().startsWith("=") ? attributes.trim().slice(1).replace(/^["']|["']$/g, "").trim() : attribute(attributes, ["name"]);
-    const end = content.indexOf("</parameter>", close);
-    const value = content.slice(close + 1, end < 0 ? content.length : end);
+    const end = parameterEnd(content, close + 1);
+    const value = parameterValue(content.slice(close + 1, end.at), config);
     if (key !== undefined && key.length > 0) {
-      result[key] = parameterValue(value);
+      if (value !== NOT_GIVEN) result[key] = value;
       found = true;
     }
-    if (end < 0) break;
-    from = end + "</parameter>".length;
+    if (end.at >= content.length) break;
+    from = end.closed ? end.at + "</parameter>".length : end.at;
   }
   return found ? result : undefined;
 }
@@ -173,7 +221,7 @@ function callOf(content: string, tag: OpenTag, config: TagReadConfig): ActionBlo
   // Qwen: <function=NAME>
   const named = attributes.trimStart().startsWith("=") ? attributes.trim().slice(1).replace(/^["']|["']$/g, "").trim() : attribute(attributes, TOOL_CALL_NAME_ATTRIBUTES);
   if (named !== undefined && named.length > 0) {
-    const parameters = parametersOf(content);
+    const parameters = parametersOf(content, config);
     if (parameters !== undefined) return { tool: named, input: parameters, hasInput: true };
     // <action name="search"><action_input format="json">{…}: the input in its own child tag.
     const child = content.trimStart().startsWith("<") ? childTag(content, [...TOOL_CALL_CHILD_TAG_NAMES.input, `${tag.name}_input`]) : undefined;
@@ -187,7 +235,7 @@ function callOf(content: string, tag: OpenTag, config: TagReadConfig): ActionBlo
   const childName = childTag(content, TOOL_CALL_CHILD_TAG_NAMES.name);
   if (childName !== undefined && childName.trim().length > 0 && !childName.includes("<")) {
     const childInput = childTag(content, TOOL_CALL_CHILD_TAG_NAMES.input);
-    const parameters = childInput === undefined ? parametersOf(content) : undefined;
+    const parameters = childInput === undefined ? parametersOf(content, config) : undefined;
     if (parameters !== undefined) return { tool: childName.trim(), input: parameters, hasInput: true };
     return { tool: childName.trim(), input: childInput !== undefined ? inputText(childInput, config) : undefined, hasInput: childInput !== undefined && childInput.trim().length > 0 };
   }

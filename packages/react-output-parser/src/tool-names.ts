@@ -1,3 +1,5 @@
+import { HARMONY_CHANNELS } from "@reins/core";
+
 /**
  * Tool-name matching: exact first, then a safe normalisation accepted only when exactly one
  * registered tool matches, then (opt-in) fuzzy matching with the same uniqueness rule.
@@ -15,6 +17,8 @@ const DECORATION = new Set(["*", "`", '"', "'", "\u201c", "\u201d", "\u2018", "\
 const TRAILING_PUNCTUATION = new Set([".", ":", ",", ";", "!", "\uff1a", "\u3002"]);
 const LEADING_VERBS = ["use ", "call ", "using ", "calling ", "tool name:", "tool:", "tool name "];
 const MAX_NAME_CHARS = 200;
+/** A harmony header word at the end of a normalised name (the content type, a channel name). */
+const HARMONY_GLUED_WORD = new RegExp(`(?:json|${HARMONY_CHANNELS.join("|")})$`);
 
 function isSeparator(character: string): boolean {
   return character === "-" || character === "_" || character === " " || character === "\t" || character === "." ;
@@ -90,7 +94,9 @@ function levenshtein(left: string, right: string, limit: number): number {
 /**
  * Matches a written tool name against the registered names: exact, then without decoration, then
  * normalised (case, separators `-`/`_`/space/`.`, a leading "use"/"call"/"tool:", "the … tool"), then with
- * separators dropped (`getWeather` for `get_weather`), then "… tool"; each accepted only when
+ * separators dropped (`getWeather` for `get_weather`), then "… tool", then without a gpt-oss
+ * harmony header word glued after it (`get_weatherjson`, `get_weathercommentary`: the content type
+ * written without `<|constrain|>`, a channel left after a control token); each accepted only when
  * exactly one registered name matches.
  *
  * @param written - the text after `Action:` (one line)
@@ -119,6 +125,14 @@ export function matchToolName(written: string, toolNames: readonly string[], fuz
     const withoutSuffix = normalized.slice(0, -5);
     const suffixMatches = toolNames.filter((_name, index) => registered[index] === withoutSuffix);
     if (suffixMatches.length === 1) return { status: "normalized", name: suffixMatches[0], repair: "tool_name_normalized" };
+  }
+  // gpt-oss harmony's header words glued to the name: the content type without `<|constrain|>`
+  // (`get_weatherjson`), or a channel left after a control token was removed (`get_weather<|channel|>commentary`).
+  const glued = HARMONY_GLUED_WORD.exec(normalized);
+  if (glued !== null && glued.index > 0) {
+    const withoutWord = normalized.slice(0, glued.index).replace(/_$/, "");
+    const gluedMatches = toolNames.filter((_name, index) => registered[index] === withoutWord || registered[index].replace(/_/g, "") === withoutWord.replace(/_/g, ""));
+    if (gluedMatches.length === 1) return { status: "normalized", name: gluedMatches[0], repair: "tool_name_harmony_word" };
   }
   if (fuzzyMaxDistance > 0) {
     let best: string[] = [];

@@ -6,7 +6,7 @@
  * checked later by the tool-call repair). Linear: every token is found with `indexOf`.
  */
 import { DEEPSEEK_CALL_TOKENS, HARMONY_RECIPIENT_PREFIX, KIMI_CALL_TOKENS, MISTRAL_CALL_TOKENS } from "@reins/core";
-import { findBalancedEnd } from "./json-text";
+import { findBalancedEnd, missingClosers } from "./json-text";
 
 /** The families of written calls. */
 export type WrittenCallShape =
@@ -26,6 +26,8 @@ export interface WrittenCall {
   readonly args: unknown;
   /** The text stops inside the arguments (unbalanced at the end of the reply). */
   readonly truncated: boolean;
+  /** Repairs made while reading the call (`closing_brace_added`). */
+  readonly repairs?: readonly string[];
   readonly start: number;
   readonly end: number;
 }
@@ -41,8 +43,12 @@ export interface WrittenCallGroup {
 /** Calls read from one reply at most (each family): keeps the readers linear on hostile text. */
 export const MAX_WRITTEN_CALLS = 64;
 
-/** The JSON value starting at the first `{` or `[` at or after `from` (after blanks, a fence or a `json` word). */
-export function jsonAt(text: string, from: number, until = text.length): { start: number; end: number; truncated: boolean } | undefined {
+/**
+ * The JSON value starting at the first `{` or `[` at or after `from` (after blanks, a fence or a
+ * `json` word). A value that runs to the end of the text complete but for its last one or two
+ * closing brackets ({@link missingClosers}) is not truncated: `closers` are the brackets it lacks.
+ */
+export function jsonAt(text: string, from: number, until = text.length): { start: number; end: number; truncated: boolean; closers?: string } | undefined {
   let cursor = from;
   for (;;) {
     while (cursor < until && /\s/.test(text[cursor] as string)) cursor += 1;
@@ -53,8 +59,21 @@ export function jsonAt(text: string, from: number, until = text.length): { start
   const character = text[cursor];
   if (character !== "{" && character !== "[") return undefined;
   const end = findBalancedEnd(text, cursor);
-  if (end < 0 || end > until) return { start: cursor, end: until, truncated: true };
+  if (end < 0 || end > until) {
+    const closers = until === text.length || text.slice(until).trim().length === 0 || /^<\|/.test(text.slice(until)) ? missingClosers(text.slice(0, until).trimEnd(), cursor) : undefined;
+    return closers === undefined ? { start: cursor, end: until, truncated: true } : { start: cursor, end: until, truncated: false, closers };
+  }
   return { start: cursor, end, truncated: false };
+}
+
+/** The JSON text of a value found by {@link jsonAt}, with the closers it lacks. */
+export function jsonTextAt(text: string, json: { start: number; end: number; closers?: string }): string {
+  return json.closers === undefined ? text.slice(json.start, json.end) : text.slice(json.start, json.end).trimEnd() + json.closers;
+}
+
+/** The repairs of a value found by {@link jsonAt}. */
+export function jsonRepairsAt(json: { closers?: string }): { repairs?: readonly string[] } {
+  return json.closers === undefined ? {} : { repairs: ["closing_brace_added"] };
 }
 
 /** The end of a closing fence right after `index` (blanks, then ```), or `index`. */
@@ -71,7 +90,7 @@ function jsonCall(text: string, name: string, start: number, from: number, until
     const raw = text.slice(from, until).trim();
     return { name, args: raw, truncated: !closed && raw.length > 0, start, end: until };
   }
-  return { name, args: text.slice(json.start, json.end), truncated: json.truncated && !closed, start, end: until };
+  return { name, args: jsonTextAt(text, json), truncated: json.truncated && !closed, start, end: until, ...jsonRepairsAt(json) };
 }
 
 /** `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>`, every one of them. */
@@ -205,7 +224,7 @@ export function readMistralCalls(text: string, readJson: (json: string, start: n
     while (text[cursor] === " " || text[cursor] === "\n") cursor += 1;
     const json = text[cursor] === "[" || text[cursor] === "{" ? jsonAt(text, cursor) : undefined;
     if (json !== undefined) {
-      groups.push({ shape: "mistral", start: index, end: json.end, calls: readJson(text.slice(json.start, json.end), json.start, json.end, json.truncated) });
+      groups.push({ shape: "mistral", start: index, end: json.end, calls: readJson(jsonTextAt(text, json), json.start, json.end, json.truncated).map((call) => ({ ...call, ...jsonRepairsAt(json) })) });
       index = text.indexOf(token, json.end);
       continue;
     }
@@ -219,7 +238,7 @@ export function readMistralCalls(text: string, readJson: (json: string, start: n
       const name = text.slice(cursor, callId >= 0 && callId < args ? callId : args).trim();
       const value = jsonAt(text, args + MISTRAL_CALL_TOKENS.args.length);
       const until = value?.end ?? (nextToken >= 0 ? nextToken : text.length);
-      calls.push({ name, args: value === undefined ? text.slice(args + MISTRAL_CALL_TOKENS.args.length, until).trim() : text.slice(value.start, value.end), truncated: value?.truncated ?? false, start: cursor, end: until });
+      calls.push({ name, args: value === undefined ? text.slice(args + MISTRAL_CALL_TOKENS.args.length, until).trim() : jsonTextAt(text, value), truncated: value?.truncated ?? false, start: cursor, end: until, ...(value === undefined ? {} : jsonRepairsAt(value)) });
       end = until;
       cursor = until;
       while (text[cursor] === " " || text[cursor] === "\n") cursor += 1;

@@ -1,5 +1,5 @@
 import { OutputParserException } from "@langchain/core/output_parsers";
-import { neutralizeUntrustedText } from "@reins/core";
+import { createReActGrammar, neutralizeUntrustedText } from "@reins/core";
 import { WRITTEN_CALL_CASES, writtenCallTools } from "./__fixtures__/written-call-table";
 import { HardenedReActOutputParser, readWrittenToolCalls, rescueToolCalls } from "./index";
 
@@ -47,13 +47,16 @@ describe("rescueToolCalls", () => {
 });
 
 describe("neutralizeUntrustedText", () => {
+  // A flat `{"name": "get_weather", "city": …}` is read only when it names one of the agent's tools:
+  // it is neutralised with the agent's grammar (the cleaner's `toolNames`), ordinary `{"name": …}` data is not.
+  const grammarOf = (testCase: (typeof WRITTEN_CALL_CASES)[number]) => (testCase.kind === "flat_call_object" ? createReActGrammar({ toolNames: tools.map((item) => item.name) }) : undefined);
   it.each(table.filter(([, testCase]) => !("answer" in testCase.expected)))("makes %s unreadable as a call in tool output", (_name, testCase) => {
-    const neutralized = neutralizeUntrustedText(testCase.text).text;
+    const neutralized = neutralizeUntrustedText(testCase.text, grammarOf(testCase)).text;
     expect(neutralized).not.toBe(testCase.text);
     const read = readWrittenToolCalls(neutralized, { toolNames: tools.map((item) => item.name) });
     expect(read.calls).toEqual([]);
     // Idempotent: neutralising twice changes nothing more.
-    expect(neutralizeUntrustedText(neutralized).text).toBe(neutralized);
+    expect(neutralizeUntrustedText(neutralized, grammarOf(testCase)).text).toBe(neutralized);
   });
 });
 
@@ -89,6 +92,50 @@ describe("readWrittenToolCalls", () => {
       const read = readWrittenToolCalls(text, { toolNames: ["search"] });
       expect(read.calls.length).toBeLessThanOrEqual(64);
       expect(read.markup || read.calls.length === 0).toBe(true);
+    });
+  });
+});
+
+describe("rescueToolCalls on native calls", () => {
+  describe("invalid_tool_calls whose arguments lack their final brace", () => {
+    it.each([
+      ["one field", "get_weather", '{"city": "Oslo"', { city: "Oslo" }],
+      ["two fields", "get_weather", '{"city": "Oslo", "unit": "celsius"\n', { city: "Oslo", unit: "celsius" }],
+      ["a nested object closed", "write_file", '{"path": "a.txt", "content": "{\\"a\\": 1}"', { path: "a.txt", content: '{"a": 1}' }],
+      ["a literal last", "get_weather", '{"city": "Oslo", "metric": true', { city: "Oslo", metric: true }],
+    ])("closes them when complete otherwise (%s)", (_label, name, args, expected) => {
+      const rescue = rescueToolCalls({ content: "", invalidToolCalls: [{ name, args, id: "call_1" }] }, tools);
+      expect(rescue.calls).toEqual([expect.objectContaining({ name, args: expected, id: "call_1" })]);
+      expect(rescue.calls[0]?.repairs).toContain("closing_brace_added");
+    });
+
+    it.each([
+      ["cut inside a string", '{"path": "a.txt", "content": "Dear team, the quar', undefined],
+      ["cut after a comma", '{"path": "a.txt",', undefined],
+      ["cut after a key", '{"path": "a.txt", "content"', undefined],
+      ["cut inside a list", '{"path": "a.txt", "content": ["line one"', undefined],
+      ["complete otherwise, but the reply stopped for length", '{"path": "a.txt", "content": "hello"', "length"],
+    ])("refuses them as cut off (%s)", (_label, args, finishReason) => {
+      const rescue = rescueToolCalls({ content: "", invalidToolCalls: [{ name: "write_file", args, id: "call_1" }], ...(finishReason !== undefined ? { finishReason } : {}) }, tools);
+      expect(rescue.calls).toEqual([]);
+      expect(rescue.refused.map((refused) => refused.reason)).toEqual(["truncated_arguments"]);
+    });
+  });
+
+  describe("a tool name with a control token or a harmony word glued into it", () => {
+    it.each([
+      ["get_weather<|channel|>commentary", "get_weather"],
+      ["search<|constrain|>json", "search"],
+      ["functions.get_weatherjson", "get_weather"],
+      ["get_weather<|channel|>analysis", "get_weather"],
+    ])("runs %s as %s", (written, name) => {
+      const rescue = rescueToolCalls({ content: "", toolCalls: [{ name: written, args: name === "search" ? { query: "x" } : { city: "Oslo" }, id: "call_1" }] }, tools);
+      expect(rescue.calls.map((call) => call.name)).toEqual([name]);
+    });
+
+    it("does not cut a harmony word off a name when that leaves no single tool", () => {
+      const rescue = rescueToolCalls({ content: "", toolCalls: [{ name: "unknownjson", args: {}, id: "call_1" }] }, tools);
+      expect(rescue.refused.map((refused) => refused.reason)).toEqual(["unknown_tool"]);
     });
   });
 });

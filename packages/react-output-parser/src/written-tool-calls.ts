@@ -8,7 +8,7 @@
  */
 import { compactCallName, findControlTokens, LLAMA_CALL_TOKENS, normalizeLineBreaks, pythonicCallNameAt, stripControlTokens } from "@reins/core";
 import { blobFrom } from "./action-blob";
-import { findBalancedEnd, parseLooseJson } from "./json-text";
+import { findBalancedEnd, missingClosers, parseLooseJson } from "./json-text";
 import { readPythonicCalls } from "./pythonic-calls";
 import { stripReasoningBlocks } from "./reasoning-blocks";
 import { readHarmony } from "./special-tokens";
@@ -16,6 +16,8 @@ import { findToolCallTags } from "./tool-call-tags";
 import { isPlainObject } from "./text-lines";
 import {
   jsonAt,
+  jsonRepairsAt,
+  jsonTextAt,
   readDeepSeekCalls,
   readHarmonyCalls,
   readKimiCalls,
@@ -93,7 +95,8 @@ function readPythonTagCalls(text: string, options: Required<WrittenToolCallReadO
         end = read.end;
       } else if (text[cursor] === "{" || text[cursor] === "[") {
         for (let json = jsonAt(text, cursor); json !== undefined; json = jsonAt(text, end + 1)) {
-          calls.push(...callsOfJson(text.slice(json.start, json.end), json.start, json.end, json.truncated, options));
+          const repairs = jsonRepairsAt(json);
+          calls.push(...callsOfJson(jsonTextAt(text, json), json.start, json.end, json.truncated, options).map((call) => ({ ...call, ...repairs })));
           end = json.end;
           if (json.truncated || text[end] !== ";") break;
         }
@@ -138,7 +141,12 @@ function readJsonGroups(text: string, options: Required<WrittenToolCallReadOptio
     if (start < 0) return groups;
     const balanced = findBalancedEnd(text, start);
     const end = balanced < 0 ? text.length : balanced;
-    const calls = callsOfJson(text.slice(start, end), start, end, balanced < 0, options).filter((call) => nameIsBound(call.name, options.toolNames));
+    // A call complete but for its last brace(s) at the end of the reply (Llama 3's slip) is closed; a cut-off one stays truncated.
+    const closers = balanced < 0 ? missingClosers(text.trimEnd(), start) : undefined;
+    const json = closers === undefined ? text.slice(start, end) : text.slice(start).trimEnd() + closers;
+    const calls = callsOfJson(json, start, end, balanced < 0 && closers === undefined, options)
+      .filter((call) => nameIsBound(call.name, options.toolNames))
+      .map((call) => (closers === undefined ? call : { ...call, repairs: ["closing_brace_added"] }));
     if (groups.length >= MAX_WRITTEN_CALLS) return groups;
     if (calls.length > 0) {
       const fenceOpen = /```[a-z]*\s*$/i.exec(text.slice(Math.max(0, start - 16), start));

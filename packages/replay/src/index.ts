@@ -2,12 +2,14 @@ export { ReplayOptionsError } from "./errors";
 export { MAX_BODY_BYTES } from "./http";
 export { applyStopSequences } from "./stop";
 export {
+  isScriptedHttpError,
   startReplayServer,
   type RecordedChatRequest,
   type ReplayRequestView,
   type ReplayResponder,
   type ReplayServer,
   type ReplayServerOptions,
+  type ScriptedHttpError,
   type ScriptedOutput,
   type ScriptedToolCall,
   type ScriptedToolTurn,

@@ -56,6 +56,31 @@ describe("startReplayServer", () => {
       expect(server.requests[0].stop).toEqual(["\nObservation:"]);
     });
 
+    it("answers a scripted HTTP error with its status and JSON body, as the client's APIError carries them", async () => {
+      const body = { error: { code: 500, message: "Failed to parse input at pos 0: <tool_call>", type: "server_error" } };
+      server = await startReplayServer({ outputs: [{ httpError: { status: 500, body } }, "recovered"] });
+      const llm = clientFor(server);
+      const thrown = await llm.invoke("hi").then(
+        () => undefined,
+        (error: unknown) => error as { status?: number; error?: unknown; message?: string },
+      );
+      expect(thrown?.status).toBe(500);
+      expect(thrown?.error).toEqual(body.error);
+      expect(thrown?.message).toBe("500 Failed to parse input at pos 0: <tool_call>");
+      expect((await llm.invoke("again")).content).toBe("recovered");
+      expect(server.requests.map((request) => request.status)).toEqual([500, 200]);
+    });
+
+    it("sends a string body of a scripted HTTP error as text", async () => {
+      server = await startReplayServer({ outputs: [{ httpError: { status: 400, body: "plain failure" } }] });
+      const thrown = await clientFor(server).invoke("hi").then(
+        () => undefined,
+        (error: unknown) => error as { status?: number; message?: string },
+      );
+      expect(thrown?.status).toBe(400);
+      expect(thrown?.message).toBe("400 plain failure");
+    });
+
     it("reports usage in the response", async () => {
       server = await startReplayServer({ outputs: ["twelve chars"] });
       const message = await clientFor(server).invoke("q");

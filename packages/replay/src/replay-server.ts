@@ -27,6 +27,22 @@ export interface ScriptedToolTurn {
   readonly toolCalls: readonly ScriptedToolCall[];
 }
 
+/**
+ * A scripted HTTP error: the server answers the request with `status` and `body` instead of a
+ * reply, playing a server that failed (e.g. a local server that could not parse the model's tool
+ * call: llama.cpp's 500 `{"error":{"code":500,"message":"Failed to parse input at pos 0: …"}}`,
+ * Ollama's 500 `{"error":"error parsing tool call: raw='…', err=…"}`). A string `body` is sent
+ * as-is (`text/plain`), anything else as JSON. The OpenAI client retries 5xx (and `ChatOpenAI`
+ * retries up to its `maxRetries`): each retry takes the next scripted output.
+ */
+export interface ScriptedHttpError {
+  readonly httpError: {
+    /** HTTP status, 400–599. */
+    readonly status: number;
+    readonly body: unknown;
+  };
+}
+
 /** One request the server answered. */
 export interface RecordedChatRequest {
   readonly api: WireApi;
@@ -42,6 +58,8 @@ export interface RecordedChatRequest {
   readonly returnedOutput: string;
   /** The tool calls returned. */
   readonly toolCalls: ReadonlyArray<{ readonly id: string; readonly name: string; readonly arguments: string }>;
+  /** The HTTP status answered: 200, or a scripted error's status. */
+  readonly status: number;
 }
 
 /** What the server knows of a request when it picks an output. */
@@ -64,7 +82,8 @@ export type ScriptedOutput =
   | string
   | { readonly text: string; readonly ignoreStop?: boolean }
   | ScriptedToolTurn
-  | ((request: ReplayRequestView) => string | ScriptedToolTurn);
+  | ScriptedHttpError
+  | ((request: ReplayRequestView) => string | ScriptedToolTurn | ScriptedHttpError);
 
 /** Options for {@link startReplayServer}. */
 export interface ReplayServerOptions {
@@ -120,6 +139,21 @@ function isToolTurn(item: unknown): item is ScriptedToolTurn {
   return typeof item === "object" && item !== null && Array.isArray((item as ScriptedToolTurn).toolCalls);
 }
 
+/** Whether `item` is a scripted HTTP error (status 400–599). */
+export function isScriptedHttpError(item: unknown): item is ScriptedHttpError {
+  const error = typeof item === "object" && item !== null ? (item as Partial<ScriptedHttpError>).httpError : undefined;
+  return typeof error === "object" && error !== null && Number.isInteger(error.status) && error.status >= 400 && error.status <= 599;
+}
+
+function sendScriptedError(response: ServerResponse, error: ScriptedHttpError["httpError"]): void {
+  if (typeof error.body !== "string") {
+    sendJson(response, error.status, error.body ?? null);
+    return;
+  }
+  response.writeHead(error.status, { "content-type": "text/plain; charset=utf-8", "content-length": Buffer.byteLength(error.body) });
+  response.end(error.body);
+}
+
 /**
  * Starts an OpenAI-compatible replay server on the loopback interface and a free port.
  *
@@ -161,6 +195,11 @@ export async function startReplayServer(options: ReplayServerOptions = {}): Prom
       return;
     }
     const resolved = typeof item === "function" ? item(view) : item;
+    if (isScriptedHttpError(resolved)) {
+      requests.push({ api, model: requestModel, messages: wire.messages, stop: wire.stop, stream: wire.stream, tools: wire.tools, scriptedOutput: "", returnedOutput: "", toolCalls: [], status: resolved.httpError.status });
+      sendScriptedError(response, resolved.httpError);
+      return;
+    }
     // Random, never a counter: a thread resumed against another server process must not meet its own ids again.
     const replyId = randomUUID();
     let reply: WireReply;
@@ -176,7 +215,7 @@ export async function startReplayServer(options: ReplayServerOptions = {}): Prom
     }
     requests.push({
       api, model: requestModel, messages: wire.messages, stop: wire.stop, stream: wire.stream, tools: wire.tools,
-      scriptedOutput: scripted, returnedOutput: reply.content, toolCalls: reply.toolCalls,
+      scriptedOutput: scripted, returnedOutput: reply.content, toolCalls: reply.toolCalls, status: 200,
     });
     sendReply(response, wire, reply, { replyId, model: requestModel, chunkChars });
   };

@@ -1,15 +1,16 @@
 /**
- * The scripts `reins-replay` serves: a JSON array of outputs (ReAct text strings and/or
- * tool-calling turns `{ "toolCalls": [{ "name", "arguments" }], "content"? }`), or the model outputs
+ * The scripts `reins-replay` serves: a JSON array of outputs (ReAct text strings, tool-calling
+ * turns `{ "toolCalls": [{ "name", "arguments" }], "content"? }` and/or scripted HTTP errors
+ * `{ "httpError": { "status", "body" } }`), or the model outputs
  * of one recorded trajectory (the format of Reins' `fixtures/trajectories/trajectories.json`: each
  * turn's `llm_output`, in order).
  */
 import { readFileSync } from "node:fs";
 import { ReplayOptionsError } from "./errors";
-import type { ScriptedToolTurn } from "./replay-server";
+import { isScriptedHttpError, type ScriptedHttpError, type ScriptedToolTurn } from "./replay-server";
 
 /** One output of a JSON script. */
-export type JsonScriptedOutput = string | ScriptedToolTurn;
+export type JsonScriptedOutput = string | ScriptedToolTurn | ScriptedHttpError;
 
 function isToolCall(value: unknown): boolean {
   const call = value as { name?: unknown; arguments?: unknown; id?: unknown } | null;
@@ -22,12 +23,12 @@ function isToolCall(value: unknown): boolean {
  * @throws {ReplayOptionsError} naming the first bad entry
  */
 export function parseScript(field: string, parsed: unknown): JsonScriptedOutput[] {
-  if (!Array.isArray(parsed)) throw new ReplayOptionsError(field, "must be a JSON array of outputs (strings or { toolCalls, content? } turns)");
+  if (!Array.isArray(parsed)) throw new ReplayOptionsError(field, "must be a JSON array of outputs (strings, { toolCalls, content? } turns or { httpError: { status, body } } errors)");
   parsed.forEach((item: unknown, index) => {
-    if (typeof item === "string") return;
+    if (typeof item === "string" || isScriptedHttpError(item)) return;
     const turn = item as { toolCalls?: unknown; content?: unknown } | null;
     const ok = typeof turn === "object" && turn !== null && Array.isArray(turn.toolCalls) && turn.toolCalls.every(isToolCall) && (turn.content === undefined || typeof turn.content === "string");
-    if (!ok) throw new ReplayOptionsError(`${field}[${index}]`, 'must be a string or { "toolCalls": [{ "name": string, "arguments": string }], "content"?: string }');
+    if (!ok) throw new ReplayOptionsError(`${field}[${index}]`, 'must be a string or { "toolCalls": [{ "name": string, "arguments": string }], "content"?: string } or { "httpError": { "status": 400-599, "body": … } }');
   });
   return parsed as JsonScriptedOutput[];
 }

@@ -26,7 +26,7 @@ export const WRITTEN_CALL_CASES = JSON.parse(readFileSync(path.join(__dirname, "
 export function writtenCallTools(run: (name: string, input: unknown) => string = (name) => `ran ${name}`) {
   return [
     tool(async (input) => run("search", input), { name: "search", description: "Searches the web.", schema: z.object({ query: z.string() }) }),
-    tool(async (input) => run("get_weather", input), { name: "get_weather", description: "Weather of a city.", schema: z.object({ city: z.string(), unit: z.string().optional() }) }),
+    tool(async (input) => run("get_weather", input), { name: "get_weather", description: "Weather of a city.", schema: z.object({ city: z.string(), unit: z.string().optional(), metric: z.boolean().optional() }) }),
     tool(async (input) => run("write_file", input), { name: "write_file", description: "Writes a file.", schema: z.object({ path: z.string(), content: z.string() }) }),
   ];
 }
