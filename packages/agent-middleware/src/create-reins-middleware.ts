@@ -40,6 +40,7 @@ import { MiddlewareRunContexts, type LiveRun } from "./run-contexts";
 import { newRunRecord, NOTES_AT_METADATA_KEY, reinsRunSchema, runMessagesOf, type ReinsRunRecord } from "./run-record";
 import { correctionOf, rescueReply } from "./tool-call-rescue";
 import { readRequestProvenance, untrustedPiecesOf, withUntrustedCalls } from "./untrusted-provenance";
+import { reinsThreadSchema, ScopedBudgets, type ReinsThreadRecord, type ScopedStopDecision, type UserKeyContext } from "./scoped-budgets";
 import { answerOfMessages, auditWarning, MiddlewareAuditTrail, questionOfMessages } from "./middleware-audit";
 
 /** The state the middleware adds to the agent's state (`stateSchema`). */
@@ -54,6 +55,10 @@ export const reinsStateSchema = z.object({
    * {@link ReinsRunRecord}.
    */
   reinsRun: reinsRunSchema.optional(),
+  /** Totals over the thread's runs, kept across runs (option `budgets.thread`; see `scoped-budgets.ts`). */
+  reinsThread: reinsThreadSchema.optional(),
+  /** The scope of a budget stop beyond the run (`thread` | `user`); unset for the run's own stops. */
+  stopScope: z.enum(["run", "thread", "user"]).optional(),
 });
 
 /** The middleware {@link createReinsMiddleware} returns: a LangChain v1 `AgentMiddleware` adding {@link reinsStateSchema}. */
@@ -162,6 +167,9 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
   const emit = (event: ReinsEvent): void => emitEvent(event, [metrics, onEvent]);
   const engine = loopOptions === undefined ? undefined : new LoopEngine(loopOptions);
   const runs = new MiddlewareRunContexts(runContext, maxActiveRuns, now);
+  const scoped = options.budgets === undefined || loopOptions === undefined ? undefined : new ScopedBudgets(options.budgets, loopOptions.budgetWarnRatio, () => now(), loopOptions.onError ?? auditWarning);
+  /** The user key each live run counts under (found at its first model call). */
+  const userKeys = new Map<string, string>();
   if (audit !== undefined) audit.emit = emit;
 
   type RunState = { messages: BaseMessage[]; reinsRun?: ReinsRunRecord; stopReason?: StopReason };
@@ -179,13 +187,14 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
     return record;
   };
 
-  const endRun = (run: LiveRun & { record: ReinsRunRecord }, stopReason: StopReason, answer?: string): void => {
+  const endRun = (run: LiveRun & { record: ReinsRunRecord }, stopReason: StopReason, answer?: string, scope?: ScopedStopDecision["scope"]): void => {
     const { runId } = run.record;
     const status = stopReason === "final_answer" ? "success" : stopReason === "error" ? "error" : "stopped";
     audit?.finished(runId, stopReason, answer);
     const output = answer !== undefined && wantsContent([metrics, onEvent]) ? { output: answer } : {};
-    emit({ type: "run_end", runId, status, stopReason, durationMs: runs.activeMs(run), ...output });
+    emit({ type: "run_end", runId, status, stopReason, ...(scope !== undefined ? { scope } : {}), durationMs: runs.activeMs(run), ...output });
     runs.release(runId);
+    userKeys.delete(runId);
   };
 
   /** The graceful end of a stopped run: error ToolMessages for calls not run, then the final AIMessage. */
@@ -198,12 +207,14 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
     const reinsRun: ReinsRunRecord = { ...run.record, activeMs: runs.activeMs(run), stop: { reason: decision.reason, message: decision.message } };
     // Ended here: a jump to "end" from beforeModel skips afterAgent (langchain 1.5), and nothing
     // after a stop needs the run's state. afterAgent, when it does run, finds no run to end.
-    endRun(run, decision.reason, finish.returnValues.output as string);
+    const scope = (decision as Partial<ScopedStopDecision>).scope;
+    endRun(run, decision.reason, finish.returnValues.output as string, scope);
     return {
       jumpTo: "end" as const,
       stopReason: decision.reason,
+      ...(scope !== undefined ? { stopScope: scope } : {}),
       reinsRun,
-      messages: [...notRun, new AIMessage({ content: finish.returnValues.output, response_metadata: { stopReason: decision.reason, stopMessage: decision.message } })],
+      messages: [...notRun, new AIMessage({ content: finish.returnValues.output, response_metadata: { stopReason: decision.reason, stopMessage: decision.message, ...(scope !== undefined ? { stopScope: scope } : {}) } })],
     };
   };
 
@@ -251,11 +262,11 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
     // A new input on the thread starts a new run; Command({ resume }) and invoke(null) do not pass here.
     beforeAgent: (state) => {
       const reinsRun = startRun(state.messages);
-      return { reinsRun, reinsRunId: reinsRun.runId, stopReason: undefined };
+      return { reinsRun, reinsRunId: reinsRun.runId, stopReason: undefined, stopScope: undefined };
     },
     beforeModel: {
       canJumpTo: ["end"],
-      hook: (state) => {
+      hook: async (state, runtime) => {
         const run = runOf(state);
         if (run === undefined) return undefined;
         run.slot.modelStartedAtMs = now();
@@ -264,7 +275,13 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         const verdict = engine.beforeModel(run.record, activeMs);
         const stop = verdict.stop ?? recursionStop(run.slot.invocation);
         if (stop !== undefined) return stopUpdate(run, stop, state.messages, []);
-        return { reinsRun: { ...verdict.record, activeMs } };
+        if (scoped === undefined) return { reinsRun: { ...verdict.record, activeMs } };
+        // Thread and user budgets, after the run's own (see scoped-budgets.ts).
+        const scopedVerdict = await scoped.beforeModel(state.reinsThread, runtime as UserKeyContext, verdict.record.notedBudgets);
+        if (scopedVerdict.userKey !== undefined) userKeys.set(run.record.runId, scopedVerdict.userKey);
+        if (scopedVerdict.stop !== undefined) return { ...stopUpdate(run, scopedVerdict.stop, state.messages, []), reinsThread: scopedVerdict.thread };
+        const record = scopedVerdict.notes.length === 0 ? verdict.record : withScopeNotes(verdict.record, scopedVerdict.notes);
+        return { reinsRun: { ...record, activeMs }, reinsThread: scopedVerdict.thread };
       },
     },
     wrapModelCall: async (request, handler) => {
@@ -289,7 +306,7 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
     },
     afterModel: {
       canJumpTo: ["end"],
-      hook: (state) => {
+      hook: async (state) => {
         const run = runOf(state);
         const last = state.messages.at(-1);
         if (run === undefined || last === undefined || !AIMessage.isInstance(last)) return undefined;
@@ -304,6 +321,8 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         const usage = usageOfReply(last, () => state.messages.slice(0, -1).map(textOf).join("\n"), estimate);
         emit({ type: "token_usage", runId, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, estimated: usage.estimated });
         let record = engine === undefined ? run.record : engine.modelReplied(run.record, usage, [modelNameOfReply(last)]);
+        const reinsThread: { reinsThread?: ReinsThreadRecord } =
+          scoped === undefined ? {} : { reinsThread: await scoped.modelReplied(state.reinsThread, userKeys.get(runId), { ...usage, costUsd: record.costUsd - run.record.costUsd }) };
         record = withUntrustedCalls(record, slot.provenance?.keys);
 
         const text = textOf(last);
@@ -320,17 +339,17 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         if (calls.length === 0) {
           emit({ type: "step", runId, step: "finish" });
           // Notes addressed to the previous turn's calls went out with their ToolMessages.
-          return { stopReason: "final_answer" as const, reinsRun: { ...record, notes: record.notes.filter((note) => note.forToolCallId === undefined), activeMs } };
+          return { stopReason: "final_answer" as const, reinsRun: { ...record, notes: record.notes.filter((note) => note.forToolCallId === undefined), activeMs }, ...reinsThread };
         }
         emit({ type: "step", runId, step: "action" });
-        if (engine === undefined) return { reinsRun: { ...record, activeMs } };
+        if (engine === undefined) return { reinsRun: { ...record, activeMs }, ...reinsThread };
         const watched = calls.filter((call) => correctionOf(call.id, slot, [last]) === undefined);
         const verdict = engine.turnChosen(record, text, watched, runMessagesOf(record, state.messages), activeMs);
         for (const detection of verdict.detections) emit({ type: "loop_detection", runId, kind: detection.kind, level: detection.level });
         audit?.detected(runId, verdict.detections);
         record = { ...verdict.record, activeMs };
-        if (verdict.stop !== undefined) return stopUpdate({ ...run, record }, verdict.stop, state.messages, calls);
-        return { reinsRun: record };
+        if (verdict.stop !== undefined) return { ...stopUpdate({ ...run, record }, verdict.stop, state.messages, calls), ...reinsThread };
+        return { reinsRun: record, ...reinsThread };
       },
     },
     wrapToolCall: async (request, handler) => {
@@ -395,6 +414,15 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
       return undefined;
     },
   });
+}
+
+/** The run record with the thread's and user's "answer soon" notes (`notedBudgets` keeps `thread:…` / `user:…`). */
+function withScopeNotes(record: ReinsRunRecord, notes: ReadonlyArray<{ readonly noted: string; readonly note: LoopNote }>): ReinsRunRecord {
+  return {
+    ...record,
+    notes: [...record.notes, ...notes.map(({ note }) => ({ note: { ...note } as Record<string, unknown> }))],
+    notedBudgets: [...new Set([...record.notedBudgets, ...notes.map(({ noted }) => noted)])],
+  };
 }
 
 /** LangGraph's interrupts and other control-flow errors (`GraphBubbleUp`: `is_bubble_up`). */

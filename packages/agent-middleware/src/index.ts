@@ -1,4 +1,17 @@
 export { createReinsMiddleware, reinsStateSchema, type ReinsMiddleware } from "./create-reins-middleware";
+export {
+  emptyThreadRecord,
+  reinsThreadSchema,
+  USER_BUDGET_WINDOWS,
+  windowIdOf,
+  type ReinsThreadRecord,
+  type ScopedBudgetOptions,
+  type ScopeLimits,
+  type ScopeUsageCounter,
+  type UserBudgetOptions,
+  type UserBudgetWindow,
+  type UserKeyContext,
+} from "./scoped-budgets";
 export { reinsRunSchema, type ReinsRunRecord, type RunStep } from "./run-record";
 export {
   DEFAULT_REINS_MIDDLEWARE_OPTIONS,

@@ -3,6 +3,7 @@ import { LoopControlHandler, resolveLoopControlOptions, type LoopAuditOptions, t
 import { ObservationCleaner, type ObservationCleanerOptions } from "@reins/observation-cleaner";
 import { ToolExecutor, type ToolExecutorOptions } from "@reins/tool-executor";
 import { ReinsMiddlewareOptionsError } from "./errors";
+import { checkScopedBudgetOptions, type ScopedBudgetOptions } from "./scoped-budgets";
 import type { ToolCallRepairOptions } from "./tool-call-repair";
 
 /** Loop-control options the middleware uses (`mode` and `runContext` are the middleware's own). */
@@ -72,6 +73,15 @@ export interface ReinsMiddlewareOptions {
    * @default 10000
    */
   maxActiveRuns?: number;
+  /**
+   * Budgets beyond one run: `thread` (model calls, tokens, cost over all runs of a thread, kept in
+   * the state's `reinsThread`: needs a checkpointer) and `user` (over all of a user's threads, in a
+   * shared rate-limiter-flexible counter, per `day` | `month` | `none`). Checked before each model
+   * call, graded as the run budgets (`budgetWarnRatio` note, then a graceful stop with `stopReason`
+   * and `stopScope`). Needs loop control (prices for cost). See `ScopedBudgetOptions`.
+   * @default undefined (off)
+   */
+  budgets?: ScopedBudgetOptions;
 }
 
 /** Defaults of {@link ReinsMiddlewareOptions}. */
@@ -128,6 +138,10 @@ export function checkReinsMiddlewareOptions(options: ReinsMiddlewareOptions): nu
     } catch (cause) {
       throw new ReinsMiddlewareOptionsError({ field: "audit", reason: cause instanceof Error ? cause.message : String(cause), cause });
     }
+  }
+  checkScopedBudgetOptions(options.budgets);
+  if (options.budgets !== undefined && options.loopControl === false) {
+    throw new ReinsMiddlewareOptionsError({ field: "budgets", reason: "needs loop control (its budgetWarnRatio and prices); loopControl is false" });
   }
   const maxActiveRuns = options.maxActiveRuns ?? DEFAULT_REINS_MIDDLEWARE_OPTIONS.maxActiveRuns;
   if (!Number.isInteger(maxActiveRuns) || maxActiveRuns < 1) {

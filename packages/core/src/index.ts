@@ -1,4 +1,5 @@
 export {
+  BUDGET_SCOPES,
   CIRCUIT_STATES,
   LOOP_KINDS,
   RUN_STATUSES,
@@ -12,6 +13,7 @@ export {
   type CircuitStateEvent,
   type CircuitStoreErrorEvent,
   type LoopDetectionEvent,
+  type BudgetScope,
   type LoopKind,
   type ObservationCleanedEvent,
   type ParserErrorEvent,
