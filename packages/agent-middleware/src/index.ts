@@ -12,6 +12,14 @@ export {
   type UserBudgetWindow,
   type UserKeyContext,
 } from "./scoped-budgets";
+export {
+  createModelQuotaMiddleware,
+  DEFAULT_MODEL_QUOTA_OPTIONS,
+  ModelQuotaExceededError,
+  type ModelQuotaKeyContext,
+  type ModelQuotaLimiter,
+  type ModelQuotaOptions,
+} from "./model-quota";
 export { reinsRunSchema, type ReinsRunRecord, type RunStep } from "./run-record";
 export {
   DEFAULT_REINS_MIDDLEWARE_OPTIONS,
