@@ -277,7 +277,12 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         if (stop !== undefined) return stopUpdate(run, stop, state.messages, []);
         if (scoped === undefined) return { reinsRun: { ...verdict.record, activeMs } };
         // Thread and user budgets, after the run's own (see scoped-budgets.ts).
-        const scopedVerdict = await scoped.beforeModel(state.reinsThread, runtime as UserKeyContext, verdict.record.notedBudgets);
+        let scopedVerdict = await scoped.beforeModel(state.reinsThread, runtime as UserKeyContext, verdict.record.notedBudgets);
+        // onExhausted "ask": an interrupt; a resume with an extension checks again with the raised limits.
+        let extended: ReinsThreadRecord | undefined;
+        while (scopedVerdict.stop !== undefined && (extended = scoped.ask(scopedVerdict.stop, scopedVerdict.thread, () => (run.slot.invocation.paused = true))) !== undefined) {
+          scopedVerdict = await scoped.beforeModel(extended, runtime as UserKeyContext, verdict.record.notedBudgets);
+        }
         if (scopedVerdict.userKey !== undefined) userKeys.set(run.record.runId, scopedVerdict.userKey);
         if (scopedVerdict.stop !== undefined) return { ...stopUpdate(run, scopedVerdict.stop, state.messages, []), reinsThread: scopedVerdict.thread };
         const record = scopedVerdict.notes.length === 0 ? verdict.record : withScopeNotes(verdict.record, scopedVerdict.notes);

@@ -2,6 +2,8 @@ export { createReinsMiddleware, reinsStateSchema, type ReinsMiddleware } from ".
 export {
   emptyThreadRecord,
   reinsThreadSchema,
+  type BudgetExhaustedInterrupt,
+  type BudgetExhaustedResume,
   USER_BUDGET_WINDOWS,
   windowIdOf,
   type ReinsThreadRecord,

@@ -1,6 +1,6 @@
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import { MemorySaver } from "@langchain/langgraph";
+import { Command, MemorySaver } from "@langchain/langgraph";
 import type { ReinsEvent } from "@reins/core";
 import { createAgent } from "langchain";
 import { RateLimiterMemory } from "rate-limiter-flexible";
@@ -96,6 +96,25 @@ describe("scoped budgets", () => {
       expect((await ask(agent, "f1")).stopReason).toBe("final_answer");
       expect((await ask(agent, "f2")).stopReason).toBe("final_answer");
       expect(errors.map((error) => (error as Error).message).join("\n")).toContain("redis down");
+    });
+  });
+
+  describe("onExhausted: ask", () => {
+    it("pauses at the thread's budget with an interrupt; an extension within maxExtension continues the run, { stop: true } ends it gracefully", async () => {
+      const agent = agentWith({ budgets: { thread: { maxModelCalls: 1 }, onExhausted: "ask", maxExtension: { maxModelCalls: 1 } } }, 3);
+      const config = { configurable: { thread_id: "ask" } };
+      expect((await agent.invoke({ messages: [new HumanMessage("One?")] }, config)).stopReason).toBe("final_answer");
+      const paused = await agent.invoke({ messages: [new HumanMessage("Two?")] }, config);
+      const request = (paused as { __interrupt__?: Array<{ value: Record<string, unknown> }> }).__interrupt__?.[0]?.value;
+      expect(request).toMatchObject({ type: "reins_budget_exhausted", scope: "thread", stopReason: "max_steps", limit: 1, extensionLeft: { modelCalls: 1 } });
+      // More than maxExtension is capped to it.
+      const resumed = await agent.invoke(new Command({ resume: { extend: { modelCalls: 5 } } }), config);
+      expect(resumed.stopReason).toBe("final_answer");
+      expect(resumed.reinsThread).toMatchObject({ modelCalls: 2, extension: { modelCalls: 1 } });
+      // The extension is used up: the next run asks again, and { stop: true } ends it as a stop.
+      await agent.invoke({ messages: [new HumanMessage("Three?")] }, config);
+      const stopped = await agent.invoke(new Command({ resume: { stop: true } }), config);
+      expect([stopped.stopReason, stopped.stopScope]).toEqual(["max_steps", "thread"]);
     });
   });
 

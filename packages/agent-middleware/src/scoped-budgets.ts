@@ -1,5 +1,6 @@
 import { isRecord, type BudgetScope, type LoopStopDecision } from "@reins/core";
 import { checkStepBudget, checkUsageBudgets, type BudgetStop, type BudgetStopReason, type LoopNote } from "@reins/loop-control";
+import { interrupt, isGraphBubbleUp } from "@langchain/langgraph";
 import { z } from "zod/v4";
 import { ReinsMiddlewareOptionsError } from "./errors";
 
@@ -68,7 +69,33 @@ export interface ScopedBudgetOptions {
   readonly thread?: ScopeLimits;
   /** Limits over all of a user's threads. @default undefined (off) */
   readonly user?: UserBudgetOptions;
+  /**
+   * At a thread or user budget stop: `"stop"` ends the run gracefully; `"ask"` pauses it with a
+   * LangGraph `interrupt` ({@link BudgetExhaustedInterrupt}; needs a checkpointer), resumed with
+   * `Command({ resume: { extend: { costUsd: 0.5 } } })` (raises the thread's limits, and the user's
+   * for this thread, up to `maxExtension` in all) or `{ stop: true }`. Time paused there is not run time.
+   * @default "stop"
+   */
+  readonly onExhausted?: "stop" | "ask";
+  /** Most that resumes may add, over the thread's life. @default {} (nothing: an extension is refused) */
+  readonly maxExtension?: ScopeLimits;
 }
+
+/** The value of the `interrupt` at an exhausted budget (`onExhausted: "ask"`). */
+export interface BudgetExhaustedInterrupt {
+  readonly type: "reins_budget_exhausted";
+  readonly scope: "thread" | "user";
+  readonly stopReason: BudgetStopReason;
+  readonly limit: number;
+  readonly used: number;
+  readonly message: string;
+  readonly question: string;
+  /** What may still be added (`maxExtension` minus what was added). */
+  readonly extensionLeft: { readonly modelCalls: number; readonly tokens: number; readonly costUsd: number };
+}
+
+/** The resume value for a {@link BudgetExhaustedInterrupt}. */
+export type BudgetExhaustedResume = { readonly extend: { readonly modelCalls?: number; readonly tokens?: number; readonly costUsd?: number } } | { readonly stop: true };
 
 /** What the thread scope keeps in the agent's state (`reinsThread`). Cost in US dollars. */
 export const reinsThreadSchema = z.object({
@@ -76,6 +103,8 @@ export const reinsThreadSchema = z.object({
   inputTokens: z.number().nonnegative(),
   outputTokens: z.number().nonnegative(),
   costUsd: z.number().nonnegative(),
+  /** Limits added by resumes at an exhausted budget (`onExhausted: "ask"`). */
+  extension: z.object({ modelCalls: z.number().nonnegative(), tokens: z.number().nonnegative(), costUsd: z.number().nonnegative() }).optional(),
 });
 /** The thread part of the state: totals over the thread's runs. */
 export type ReinsThreadRecord = z.infer<typeof reinsThreadSchema>;
@@ -86,6 +115,8 @@ export const emptyThreadRecord = (): ReinsThreadRecord => ({ modelCalls: 0, inpu
 /** A stop made by a scope beyond the run. */
 export interface ScopedStopDecision extends LoopStopDecision {
   readonly scope: Exclude<BudgetScope, "run">;
+  readonly limit: number;
+  readonly used: number;
 }
 
 /** Usage of one scope, as the checks read it. */
@@ -137,6 +168,8 @@ export function checkScopedBudgetOptions(options: unknown): void {
   if (options === undefined) return;
   if (!isRecord(options)) throw new ReinsMiddlewareOptionsError({ field: "budgets", reason: "must be an options object" });
   if (options.thread !== undefined) checkLimits("budgets.thread", options.thread);
+  if (options.onExhausted !== undefined && options.onExhausted !== "stop" && options.onExhausted !== "ask") throw new ReinsMiddlewareOptionsError({ field: "budgets.onExhausted", reason: 'must be "stop" or "ask"' });
+  if (options.maxExtension !== undefined) checkLimits("budgets.maxExtension", options.maxExtension);
   if (options.user === undefined) return;
   checkLimits("budgets.user", options.user);
   const user = options.user as Record<string, unknown>;
@@ -165,7 +198,8 @@ export function windowIdOf(window: UserBudgetWindow, nowMs: number): string {
 }
 
 /** The first stop (or the notes) for one scope's usage, graded as the run budgets are. */
-function gradeScope(limits: ScopeLimits, usage: ScopeUsage, warnRatio: number, noted: ReadonlySet<BudgetStopReason>): { stop?: BudgetStop; notes: Array<Extract<LoopNote, { kind: "budget" }>> } {
+function gradeScope(given: ScopeLimits, extension: ReinsThreadRecord["extension"], usage: ScopeUsage, warnRatio: number, noted: ReadonlySet<BudgetStopReason>): { stop?: BudgetStop; notes: Array<Extract<LoopNote, { kind: "budget" }>> } {
+  const limits = { maxModelCalls: (given.maxModelCalls ?? Infinity) + (extension?.modelCalls ?? 0), maxTokens: (given.maxTokens ?? Infinity) + (extension?.tokens ?? 0), maxCostUsd: (given.maxCostUsd ?? Infinity) + (extension?.costUsd ?? 0) };
   const options = { maxSteps: limits.maxModelCalls ?? Infinity, maxDurationMs: Infinity, maxTokens: limits.maxTokens ?? Infinity, maxCostUsd: limits.maxCostUsd ?? Infinity, budgetWarnRatio: warnRatio };
   const steps = Number.isFinite(options.maxSteps) ? checkStepBudget(usage.modelCalls + 1, options, noted) : { notes: [] };
   if (steps.stop?.refuseStep === true) return { stop: steps.stop, notes: [] };
@@ -266,14 +300,53 @@ export class ScopedBudgets {
     for (const [scope, limits, usage] of scopes) {
       const prefix = `${scope}:`;
       const notedHere = new Set(noted.filter((entry) => entry.startsWith(prefix)).map((entry) => entry.slice(prefix.length) as BudgetStopReason));
-      const graded = gradeScope(limits, usage, this.warnRatio, notedHere);
+      const graded = gradeScope(limits, current.extension, usage, this.warnRatio, notedHere);
       if (graded.stop !== undefined) {
-        return { thread: current, stop: { reason: graded.stop.reason, message: stopMessage(scope, graded.stop, scope === "user" ? this.window : undefined), scope }, notes: [], ...(userKey !== undefined ? { userKey } : {}) };
+        return { thread: current, stop: { reason: graded.stop.reason, message: stopMessage(scope, graded.stop, scope === "user" ? this.window : undefined), scope, limit: graded.stop.limit, used: graded.stop.used }, notes: [], ...(userKey !== undefined ? { userKey } : {}) };
       }
       for (const note of graded.notes) notes.push({ noted: `${prefix}${note.budget}`, note });
     }
     if (userKey !== undefined) await this.addUserUsage(userKey, { modelCalls: 1 });
     return { thread: { ...current, modelCalls: current.modelCalls + 1 }, notes, ...(userKey !== undefined ? { userKey } : {}) };
+  }
+
+  /**
+   * At a scope's stop with `onExhausted: "ask"`: pauses the run with an `interrupt`; on resume,
+   * the thread record with the extension (capped by `maxExtension`), or `undefined` to stop.
+   * @param paused - called when the interrupt pauses the run (its time stops counting)
+   */
+  ask(stop: ScopedStopDecision, thread: ReinsThreadRecord, paused: () => void): ReinsThreadRecord | undefined {
+    if (this.options.onExhausted !== "ask") return undefined;
+    const max = this.options.maxExtension ?? {};
+    const added = thread.extension ?? { modelCalls: 0, tokens: 0, costUsd: 0 };
+    const extensionLeft = {
+      modelCalls: Math.max(0, (max.maxModelCalls ?? 0) - added.modelCalls),
+      tokens: Math.max(0, (max.maxTokens ?? 0) - added.tokens),
+      costUsd: Math.max(0, (max.maxCostUsd ?? 0) - added.costUsd),
+    };
+    const request: BudgetExhaustedInterrupt = {
+      type: "reins_budget_exhausted",
+      scope: stop.scope,
+      stopReason: stop.reason as BudgetStopReason,
+      limit: stop.limit,
+      used: stop.used,
+      message: stop.message,
+      question: `${stop.message} Continue with more budget? Resume with { extend: { modelCalls?, tokens?, costUsd? } } or { stop: true }.`,
+      extensionLeft,
+    };
+    let answer: unknown;
+    try {
+      answer = interrupt(request);
+    } catch (thrown) {
+      if (isGraphBubbleUp(thrown)) paused();
+      throw thrown;
+    }
+    if (!isRecord(answer) || !isRecord(answer.extend)) return undefined;
+    const asked = answer.extend;
+    const take = (value: unknown, left: number): number => (typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.min(value, left) : 0);
+    const more = { modelCalls: Math.floor(take(asked.modelCalls, extensionLeft.modelCalls)), tokens: take(asked.tokens, extensionLeft.tokens), costUsd: take(asked.costUsd, extensionLeft.costUsd) };
+    if (more.modelCalls + more.tokens + more.costUsd === 0) return undefined;
+    return { ...thread, extension: { modelCalls: added.modelCalls + more.modelCalls, tokens: added.tokens + more.tokens, costUsd: added.costUsd + more.costUsd } };
   }
 
   /** After a model reply: its tokens and cost added to the thread record and the user's counters. */
