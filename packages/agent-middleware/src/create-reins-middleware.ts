@@ -43,6 +43,7 @@ import { recoverServerParseFailure, serverParseFailureOf } from "./server-parse-
 import { legacyRunIdOf, legacyRunRecord, StateGuard, withoutConfirmation } from "./state-guard";
 import { correctionOf, rescueReply } from "./tool-call-rescue";
 import { readRequestProvenance, untrustedPiecesOf, withUntrustedCalls } from "./untrusted-provenance";
+import { reinsThreadSchema, ScopedBudgets, type ReinsThreadRecord, type ScopedStopDecision, type UserKeyContext } from "./scoped-budgets";
 import { answerOfMessages, auditWarning, MiddlewareAuditTrail, questionOfMessages } from "./middleware-audit";
 
 /** The state the middleware adds to the agent's state (`stateSchema`). */
@@ -57,6 +58,10 @@ export const reinsStateSchema = z.object({
    * {@link ReinsRunRecord}.
    */
   reinsRun: reinsRunSchema.optional(),
+  /** Totals over the thread's runs, kept across runs (option `budgets.thread`; see `scoped-budgets.ts`). */
+  reinsThread: reinsThreadSchema.optional(),
+  /** The scope of a budget stop beyond the run (`thread` | `user`); unset for the run's own stops. */
+  stopScope: z.enum(["run", "thread", "user"]).optional(),
 });
 
 /** The middleware {@link createReinsMiddleware} returns: a LangChain v1 `AgentMiddleware` adding {@link reinsStateSchema}. */
@@ -184,6 +189,9 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
   const emit = (event: ReinsEvent): void => emitEvent(event, [metrics, onEvent]);
   const engine = loopOptions === undefined ? undefined : new LoopEngine(loopOptions);
   const runs = new MiddlewareRunContexts(runContext, maxActiveRuns, now);
+  const scoped = options.budgets === undefined || loopOptions === undefined ? undefined : new ScopedBudgets(options.budgets, loopOptions.budgetWarnRatio, () => now(), loopOptions.onError ?? auditWarning);
+  /** The user key each live run counts under (found at its first model call). */
+  const userKeys = new Map<string, string>();
   if (audit !== undefined) audit.emit = emit;
 
   type RunState = { messages: BaseMessage[]; reinsRun?: ReinsRunRecord; reinsRunId?: string; stopReason?: StopReason };
@@ -262,13 +270,14 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
     return record;
   };
 
-  const endRun = (run: LiveRun & { record: ReinsRunRecord }, stopReason: StopReason, answer?: string): void => {
+  const endRun = (run: LiveRun & { record: ReinsRunRecord }, stopReason: StopReason, answer?: string, scope?: ScopedStopDecision["scope"]): void => {
     const { runId } = run.record;
     const status = stopReason === "final_answer" ? "success" : stopReason === "error" ? "error" : "stopped";
     audit?.finished(runId, stopReason, answer);
     const output = answer !== undefined && wantsContent([metrics, onEvent]) ? { output: answer } : {};
-    emit({ type: "run_end", runId, status, stopReason, durationMs: runs.activeMs(run), ...output });
+    emit({ type: "run_end", runId, status, stopReason, ...(scope !== undefined ? { scope } : {}), durationMs: runs.activeMs(run), ...output });
     runs.release(runId);
+    userKeys.delete(runId);
   };
 
   /** The graceful end of a stopped run: error ToolMessages for calls not run, then the final AIMessage. */
@@ -286,12 +295,14 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
     const reinsRun: ReinsRunRecord = { ...run.record, activeMs: runs.activeMs(run), stop: { reason: decision.reason, message: decision.message } };
     // Ended here: a jump to "end" from beforeModel skips afterAgent (langchain 1.5), and nothing
     // after a stop needs the run's state. afterAgent, when it does run, finds no run to end.
-    endRun(run, decision.reason, finish.returnValues.output as string);
+    const scope = (decision as Partial<ScopedStopDecision>).scope;
+    endRun(run, decision.reason, finish.returnValues.output as string, scope);
     return saved({
       jumpTo: "end" as const,
       stopReason: decision.reason,
+      ...(scope !== undefined ? { stopScope: scope } : {}),
       reinsRun,
-      messages: [...notRun, new AIMessage({ content: finish.returnValues.output, response_metadata: { stopReason: decision.reason, stopMessage: decision.message } })],
+      messages: [...notRun, new AIMessage({ content: finish.returnValues.output, response_metadata: { stopReason: decision.reason, stopMessage: decision.message, ...(scope !== undefined ? { stopScope: scope } : {}) } })],
     });
   };
 
@@ -356,12 +367,12 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
           emit({ type: "run_state", runId: reinsRun.runId, verdict: "tampered", reason: STATE_MESSAGES.inputRecord });
           return stopUpdate({ context: run.context, slot: run.slot, record: reinsRun }, tamperStop(STATE_MESSAGES.inputRecord), state.messages, []);
         }
-        return saved({ reinsRun, reinsRunId: reinsRun.runId, stopReason: undefined });
+        return saved({ reinsRun, reinsRunId: reinsRun.runId, stopReason: undefined, stopScope: undefined });
       },
     },
     beforeModel: {
       canJumpTo: ["end"],
-      hook: (state) => {
+      hook: async (state, runtime) => {
         const run = runOf(state);
         if (run === undefined) return undefined;
         if (run.tampered !== undefined) return stopUpdate(run, tamperStop(run.tampered), state.messages, []);
@@ -372,7 +383,18 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         const verdict = engine.beforeModel(run.record, activeMs);
         const stop = verdict.stop ?? recursionStop(run.slot.invocation);
         if (stop !== undefined) return stopUpdate(run, stop, state.messages, []);
-        return saved({ reinsRun: { ...verdict.record, activeMs } });
+        if (scoped === undefined) return saved({ reinsRun: { ...verdict.record, activeMs } });
+        // Thread and user budgets, after the run's own (see scoped-budgets.ts).
+        let scopedVerdict = await scoped.beforeModel(state.reinsThread, runtime as UserKeyContext, verdict.record.notedBudgets);
+        // onExhausted "ask": an interrupt; a resume with an extension checks again with the raised limits.
+        let extended: ReinsThreadRecord | undefined;
+        while (scopedVerdict.stop !== undefined && (extended = scoped.ask(scopedVerdict.stop, scopedVerdict.thread, () => (run.slot.invocation.paused = true))) !== undefined) {
+          scopedVerdict = await scoped.beforeModel(extended, runtime as UserKeyContext, verdict.record.notedBudgets);
+        }
+        if (scopedVerdict.userKey !== undefined) userKeys.set(run.record.runId, scopedVerdict.userKey);
+        if (scopedVerdict.stop !== undefined) return { ...stopUpdate(run, scopedVerdict.stop, state.messages, []), reinsThread: scopedVerdict.thread };
+        const record = scopedVerdict.notes.length === 0 ? verdict.record : withScopeNotes(verdict.record, scopedVerdict.notes);
+        return saved({ reinsRun: { ...record, activeMs }, reinsThread: scopedVerdict.thread });
       },
     },
     wrapModelCall: async (request, handler) => {
@@ -435,7 +457,7 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
     },
     afterModel: {
       canJumpTo: ["end"],
-      hook: (state) => {
+      hook: async (state) => {
         const run = runOf(state);
         const last = state.messages.at(-1);
         if (run === undefined || last === undefined || !AIMessage.isInstance(last)) return undefined;
@@ -454,6 +476,8 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         const usage = usageOfReply(last, () => state.messages.slice(0, -1).map(textOf).join("\n"), estimate);
         emit({ type: "token_usage", runId, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, estimated: usage.estimated });
         let record = engine === undefined ? run.record : engine.modelReplied(run.record, usage, [modelNameOfReply(last)]);
+        const reinsThread: { reinsThread?: ReinsThreadRecord } =
+          scoped === undefined ? {} : { reinsThread: await scoped.modelReplied(state.reinsThread, userKeys.get(runId), { ...usage, costUsd: record.costUsd - run.record.costUsd }) };
         record = withUntrustedCalls(record, slot.provenance?.keys);
 
         const text = textOf(last);
@@ -470,17 +494,17 @@ export function createReinsMiddleware(options: ReinsMiddlewareOptions = {}): Rei
         if (calls.length === 0) {
           emit({ type: "step", runId, step: "finish" });
           // Notes addressed to the previous turn's calls went out with their ToolMessages.
-          return saved({ stopReason: "final_answer" as const, reinsRun: { ...record, notes: record.notes.filter((note) => note.forToolCallId === undefined), activeMs } });
+          return saved({ stopReason: "final_answer" as const, reinsRun: { ...record, notes: record.notes.filter((note) => note.forToolCallId === undefined), activeMs }, ...reinsThread });
         }
         emit({ type: "step", runId, step: "action" });
-        if (engine === undefined) return saved({ reinsRun: { ...record, activeMs } });
+        if (engine === undefined) return saved({ reinsRun: { ...record, activeMs }, ...reinsThread });
         const watched = calls.filter((call) => correctionOf(call.id, slot, [last]) === undefined);
         const verdict = engine.turnChosen(record, text, watched, runMessagesOf(record, state.messages), activeMs);
         for (const detection of verdict.detections) emit({ type: "loop_detection", runId, kind: detection.kind, level: detection.level });
         audit?.detected(runId, verdict.detections);
         record = { ...verdict.record, activeMs };
-        if (verdict.stop !== undefined) return stopUpdate({ ...run, record }, verdict.stop, state.messages, calls);
-        return saved({ reinsRun: record });
+        if (verdict.stop !== undefined) return { ...stopUpdate({ ...run, record }, verdict.stop, state.messages, calls), ...reinsThread };
+        return saved({ reinsRun: record, ...reinsThread });
       },
     },
     wrapToolCall: async (request, handler) => {
@@ -584,6 +608,15 @@ function withUniqueId(reply: AIMessage, thread: readonly BaseMessage[], runId: s
     response_metadata: reply.response_metadata,
     ...(reply.usage_metadata !== undefined ? { usage_metadata: reply.usage_metadata } : {}),
   });
+}
+
+/** The run record with the thread's and user's "answer soon" notes (`notedBudgets` keeps `thread:…` / `user:…`). */
+function withScopeNotes(record: ReinsRunRecord, notes: ReadonlyArray<{ readonly noted: string; readonly note: LoopNote }>): ReinsRunRecord {
+  return {
+    ...record,
+    notes: [...record.notes, ...notes.map(({ note }) => ({ note: { ...note } as Record<string, unknown> }))],
+    notedBudgets: [...new Set([...record.notedBudgets, ...notes.map(({ noted }) => noted)])],
+  };
 }
 
 /** LangGraph's interrupts and other control-flow errors (`GraphBubbleUp`: `is_bubble_up`). */

@@ -2,6 +2,29 @@ export { createReinsMiddleware, DUPLICATE_MESSAGE_ID_REPAIR, reinsStateSchema, t
 export { reinsRunSchema, runCallSchema, type ReinsRunRecord, type RunCall, type RunStep } from "./run-record";
 export { CALLS_METADATA_KEY, OUTCOME_SIGNATURE_METADATA_KEY } from "./state-guard";
 export {
+  emptyThreadRecord,
+  reinsThreadSchema,
+  type BudgetExhaustedInterrupt,
+  type BudgetExhaustedResume,
+  USER_BUDGET_WINDOWS,
+  windowIdOf,
+  type ReinsThreadRecord,
+  type ScopedBudgetOptions,
+  type ScopeLimits,
+  type ScopeUsageCounter,
+  type UserBudgetOptions,
+  type UserBudgetWindow,
+  type UserKeyContext,
+} from "./scoped-budgets";
+export {
+  createModelQuotaMiddleware,
+  DEFAULT_MODEL_QUOTA_OPTIONS,
+  ModelQuotaExceededError,
+  type ModelQuotaKeyContext,
+  type ModelQuotaLimiter,
+  type ModelQuotaOptions,
+} from "./model-quota";
+export {
   DEFAULT_REINS_MIDDLEWARE_OPTIONS,
   type ReinsMiddlewareLogger,
   type ReinsMiddlewareLoopControlOptions,

@@ -14,6 +14,7 @@ import { LoopControlHandler, resolveLoopControlOptions, type LoopAuditOptions, t
 import { ObservationCleaner, type ObservationCleanerOptions } from "@reins/observation-cleaner";
 import { ToolExecutor, type ToolExecutorOptions } from "@reins/tool-executor";
 import { ReinsMiddlewareOptionsError } from "./errors";
+import { checkScopedBudgetOptions, type ScopedBudgetOptions } from "./scoped-budgets";
 import type { ToolCallRepairOptions } from "./tool-call-repair";
 
 /** Loop-control options the middleware uses (`mode` and `runContext` are the middleware's own). */
@@ -105,6 +106,15 @@ export interface ReinsMiddlewareOptions {
    * @default a process warning (`process.emitWarning`, code `REINS_UNSIGNED_STATE`)
    */
   logger?: ReinsMiddlewareLogger;
+  /**
+   * Budgets beyond one run: `thread` (model calls, tokens, cost over all runs of a thread, kept in
+   * the state's `reinsThread`: needs a checkpointer) and `user` (over all of a user's threads, in a
+   * shared rate-limiter-flexible counter, per `day` | `month` | `none`). Checked before each model
+   * call, graded as the run budgets (`budgetWarnRatio` note, then a graceful stop with `stopReason`
+   * and `stopScope`). Needs loop control (prices for cost). See `ScopedBudgetOptions`.
+   * @default undefined (off)
+   */
+  budgets?: ScopedBudgetOptions;
 }
 
 /**
@@ -182,6 +192,10 @@ export function checkReinsMiddlewareOptions(options: ReinsMiddlewareOptions): nu
   }
   if (options.logger !== undefined && (typeof options.logger !== "object" || options.logger === null || typeof options.logger.warn !== "function")) {
     throw new ReinsMiddlewareOptionsError({ field: "logger", reason: "must be an object with a warn(message) method" });
+  }
+  checkScopedBudgetOptions(options.budgets);
+  if (options.budgets !== undefined && options.loopControl === false) {
+    throw new ReinsMiddlewareOptionsError({ field: "budgets", reason: "needs loop control (its budgetWarnRatio and prices); loopControl is false" });
   }
   const maxActiveRuns = options.maxActiveRuns ?? DEFAULT_REINS_MIDDLEWARE_OPTIONS.maxActiveRuns;
   if (!Number.isInteger(maxActiveRuns) || maxActiveRuns < 1) {

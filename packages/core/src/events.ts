@@ -26,6 +26,11 @@ export const STOP_REASONS = Object.freeze([
 /** Why a run ended. Mirrors the `stopReason` the executor's returned values carry. */
 export type StopReason = (typeof STOP_REASONS)[number];
 
+/** Every {@link BudgetScope}. */
+export const BUDGET_SCOPES = Object.freeze(["run", "thread", "user"] as const);
+/** What a budget counts over: one run, all runs of a thread, or all of a user's threads. */
+export type BudgetScope = (typeof BUDGET_SCOPES)[number];
+
 /** Every {@link LoopKind}. */
 export const LOOP_KINDS = Object.freeze(["repeat", "cycle", "stall"] as const);
 /** The kinds of loop a detector reports. */
@@ -262,6 +267,8 @@ export interface RunEndEvent {
   readonly runId: string;
   readonly status: RunStatus;
   readonly stopReason: StopReason;
+  /** For a budget stop (`max_steps`, `token_budget`, `cost_budget`) beyond the run: the budget's scope. Unset: the run's own. */
+  readonly scope?: BudgetScope;
   readonly durationMs: number;
   /** The run's final answer. Content: set only when a target asks for it. */
   readonly output?: string;

@@ -1,4 +1,5 @@
 export {
+  BUDGET_SCOPES,
   CIRCUIT_STATES,
   LOOP_KINDS,
   RUN_STATUSES,
@@ -15,6 +16,7 @@ export {
   type SharedStoreKind,
   SHARED_STORE_KINDS,
   type LoopDetectionEvent,
+  type BudgetScope,
   type LoopKind,
   type ObservationCleanedEvent,
   type ParserErrorEvent,

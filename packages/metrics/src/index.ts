@@ -8,6 +8,7 @@ export {
 export type { AgentMetricInstruments, InstrumentOf } from "./instruments";
 export {
   AGENT_METRIC_CATALOG,
+  BUDGET_STOP_REASON_VALUES,
   LOOP_LEVEL_VALUES,
   OBSERVATION_STAGE_VALUES,
   OTHER_LABEL,

@@ -4,7 +4,7 @@
  * builds its instruments from it and `docs/metrics.md` documents it one entry for one.
  */
 
-import { LOOP_KINDS, SECRET_KINDS as CORE_SECRET_KINDS, SHARED_STORE_KINDS, RUN_STATUSES, STEP_KINDS, STEP_PHASES, STOP_REASONS, TOOL_CALL_OUTCOMES } from "@reins/core";
+import { BUDGET_SCOPES, LOOP_KINDS, SECRET_KINDS as CORE_SECRET_KINDS, SHARED_STORE_KINDS, RUN_STATUSES, STEP_KINDS, STEP_PHASES, STOP_REASONS, TOOL_CALL_OUTCOMES } from "@reins/core";
 
 /** A Prometheus metric type used by the catalog. */
 export type AgentMetricType = "counter" | "gauge" | "histogram";
@@ -46,6 +46,8 @@ export const SECRET_REDACTION_SURFACES = Object.freeze(["event", "log", "audit",
 export const SECRET_KINDS: readonly string[] = CORE_SECRET_KINDS;
 /** `level` of `loop_detections_total`. */
 export const LOOP_LEVEL_VALUES = Object.freeze(["warn", "stop"] as const);
+/** `reason` of `budget_stops_total`: the budget stop reasons. */
+export const BUDGET_STOP_REASON_VALUES = Object.freeze(["max_steps", "time_budget", "token_budget", "cost_budget"] as const);
 /** `type` of `tokens_total`. */
 export const TOKEN_TYPE_VALUES = Object.freeze(["input", "output"] as const);
 
@@ -188,6 +190,13 @@ export const AGENT_METRIC_CATALOG = Object.freeze({
     "Loop detector firings, by kind (repeat, cycle, stall) and level (warn, stop).",
     ["kind", "level"],
     { kind: LOOP_KINDS, level: LOOP_LEVEL_VALUES },
+  ),
+  budgetStopsTotal: define(
+    "budget_stops_total",
+    "counter",
+    "Agent runs stopped by a budget, by the budget's scope (run, thread, user) and stop reason.",
+    ["scope", "reason"],
+    { scope: BUDGET_SCOPES, reason: BUDGET_STOP_REASON_VALUES },
   ),
   stopsTotal: define("stops_total", "counter", "Agent runs ended, by stop reason.", ["reason"], {
     reason: STOP_REASONS,

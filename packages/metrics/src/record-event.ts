@@ -1,7 +1,7 @@
 import type { CircuitState, ReinsEvent } from "@reins/core";
 import type { BoundedLabel } from "./bounded-label";
 import type { AgentMetricInstruments } from "./instruments";
-import { AGENT_METRIC_CATALOG, OTHER_LABEL } from "./metric-catalog";
+import { AGENT_METRIC_CATALOG, BUDGET_STOP_REASON_VALUES, OTHER_LABEL } from "./metric-catalog";
 
 /** What a per-event recorder writes to, besides the instruments. */
 export interface RecordContext {
@@ -104,6 +104,9 @@ export const EVENT_RECORDERS: EventRecorders = Object.freeze({
     const durationMs = nonNegative(event.durationMs);
     if (durationMs !== undefined) instruments.runDurationSeconds.observe({ status }, durationMs / 1000);
     instruments.stopsTotal.inc({ reason: closed(catalog.stopsTotal, "reason", event.stopReason) });
+    if ((BUDGET_STOP_REASON_VALUES as readonly string[]).includes(event.stopReason)) {
+      instruments.budgetStopsTotal.inc({ scope: closed(catalog.budgetStopsTotal, "scope", event.scope ?? "run"), reason: closed(catalog.budgetStopsTotal, "reason", event.stopReason) });
+    }
   },
   step: (event, { instruments }) => {
     instruments.stepsTotal.inc({ step: closed(catalog.stepsTotal, "step", event.step) });
