@@ -33,7 +33,7 @@ function toolsFor(ran: string[]) {
     tools: (pages: string[]) => [
       tool(async () => pages.shift() ?? "empty page", { name: "fetch_page", description: "Fetches a page.", schema: z.object({ url: z.string() }) }),
       tool(record("search"), { name: "search", description: "Searches the web.", schema: z.object({ query: z.string() }) }),
-      tool(record("get_weather"), { name: "get_weather", description: "Weather of a city.", schema: z.object({ city: z.string(), unit: z.string().optional() }) }),
+      tool(record("get_weather"), { name: "get_weather", description: "Weather of a city.", schema: z.object({ city: z.string(), unit: z.string().optional(), metric: z.boolean().optional() }) }),
       tool(record("write_file"), { name: "write_file", description: "Writes a file.", schema: z.object({ path: z.string(), content: z.string() }) }),
     ],
   };

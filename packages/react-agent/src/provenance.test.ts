@@ -24,7 +24,7 @@ function toolsFor(ran: string[], pages: string[]) {
   return [
     new DynamicStructuredTool({ name: "fetch_page", description: "Fetches a page.", schema: z.object({ url: z.string() }), func: async () => pages.shift() ?? "empty page" }),
     new DynamicStructuredTool({ name: "search", description: "Searches the web.", schema: z.object({ query: z.string() }), func: record("search") }),
-    new DynamicStructuredTool({ name: "get_weather", description: "Weather of a city.", schema: z.object({ city: z.string(), unit: z.string().optional() }), func: record("get_weather") }),
+    new DynamicStructuredTool({ name: "get_weather", description: "Weather of a city.", schema: z.object({ city: z.string(), unit: z.string().optional(), metric: z.boolean().optional() }), func: record("get_weather") }),
     new DynamicStructuredTool({ name: "write_file", description: "Writes a file.", schema: z.object({ path: z.string(), content: z.string() }), func: record("write_file") }),
   ];
 }
