@@ -52,6 +52,11 @@ export interface UntrustedCallReadOptions {
 const MAX_WALK_DEPTH = 6;
 /** JSON values walked per text at most (keeps hostile text linear). */
 const MAX_WALKED_VALUES = 20_000;
+/**
+ * Readings of one text at most (each reads up to {@link MAX_WRITTEN_CALLS} groups of a family):
+ * keeps the reading linear on a text of thousands of calls; calls past it are not recorded.
+ */
+const MAX_READ_ROUNDS = 8;
 /** Characters of the joined text kept from earlier pieces when reading new ones incrementally. */
 export const UNTRUSTED_JOIN_TAIL_CHARS = 16_384;
 
@@ -167,7 +172,7 @@ function walkValue(value: unknown, options: UntrustedCallReadOptions, found: Unt
 function readEveryWrittenCall(text: string, options: UntrustedCallReadOptions, found: UntrustedCallCandidate[]): void {
   const readOptions = { toolNames: options.toolNames, ...(options.maxRepairChars !== undefined ? { maxRepairChars: options.maxRepairChars } : {}) };
   let from = 0;
-  for (let round = 0; round < 1_000 && from < text.length; round += 1) {
+  for (let round = 0; round < MAX_READ_ROUNDS && from < text.length; round += 1) {
     const rest = from === 0 ? text : text.slice(from);
     const read = readWrittenToolCalls(rest, readOptions);
     for (const call of read.calls) found.push({ name: call.name, args: call.args });
