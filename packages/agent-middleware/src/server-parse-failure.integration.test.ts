@@ -154,11 +154,12 @@ describe("createReinsMiddleware with a server that cannot parse the model's tool
     });
 
     it("writes the repair into the audit record of the turn that made the call", async () => {
-      const records: Array<{ tool?: string; repairs?: readonly string[] }> = [];
+      const records: Array<{ tool?: string; repairs?: readonly string[]; replyRepairs?: readonly string[] }> = [];
       const { run } = await runAgent([llamaCpp(QWEN_CODER_CALL), "Paris."], { audit: { sink: (record) => records.push(record as never) } });
       await run;
       const callRecord = records.find((record) => record.tool === "search");
-      expect(callRecord?.repairs).toContain("server_parse_failure_read");
+      // A repair of the whole reply (not of one call) is the turn's: `replyRepairs`.
+      expect([...(callRecord?.repairs ?? []), ...(callRecord?.replyRepairs ?? [])]).toContain("server_parse_failure_read");
     });
 
     it("applies the same argument checks as to a reply: a quoted call with a wrong field gets a correction, not a run", async () => {
@@ -182,7 +183,7 @@ describe("createReinsMiddleware with a server that cannot parse the model's tool
       const observations = toolMessages(result.messages);
       expect(observations).toHaveLength(2);
       expect(observations[1].status).toBe("error");
-      expect(String(observations[1].content)).toContain("repeats text from a tool result");
+      expect(String(observations[1].content)).toContain("came from untrusted text");
     });
   });
 
