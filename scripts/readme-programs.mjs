@@ -72,7 +72,7 @@ function blockUnder(file, text, heading, accept, what) {
 export function readInstallLines() {
   const file = "README.md";
   const text = read(file);
-  const block = blockUnder(file, text, /^## Install before the first release/, (candidate) => candidate.lang === "sh" && candidate.code.includes("npm install ../reins/dist-packs/"), "sh block with `npm install ../reins/dist-packs/…` lines");
+  const block = blockUnder(file, text, /^## Install before the first release/, (candidate) => candidate.lang === "sh" && /npm install (?:--\S+ )*\.\.\/reins\/dist-packs\//.test(candidate.code), "sh block with `npm install ../reins/dist-packs/…` lines");
   const result = [];
   let current;
   block.code.split("\n").forEach((line, offset) => {
