@@ -52,11 +52,12 @@ export interface UntrustedCallReadOptions {
 const MAX_WALK_DEPTH = 6;
 /** JSON values walked per text at most (keeps hostile text linear). */
 const MAX_WALKED_VALUES = 20_000;
-/**
- * Readings of one text at most (each reads up to {@link MAX_WRITTEN_CALLS} groups of a family):
- * keeps the reading linear on a text of thousands of calls; calls past it are not recorded.
- */
-const MAX_READ_ROUNDS = 8;
+/** The first window read after a reading that took its 64 groups (grown ×4 up to {@link READ_WINDOW_CHARS}). */
+const FIRST_WINDOW_CHARS = 4_096;
+/** The window untrusted text is read on in when it holds more calls than one reading takes. */
+const READ_WINDOW_CHARS = 131_072;
+/** How much consecutive windows overlap: a call up to this long that crosses a window's end is read whole in the next. */
+const READ_WINDOW_OVERLAP_CHARS = 32_768;
 /** Characters of the joined text kept from earlier pieces when reading new ones incrementally. */
 export const UNTRUSTED_JOIN_TAIL_CHARS = 16_384;
 
@@ -166,21 +167,44 @@ function walkValue(value: unknown, options: UntrustedCallReadOptions, found: Unt
 }
 
 /**
- * Every call written in `text`: the reader stops after {@link MAX_WRITTEN_CALLS} groups of a
- * family (linear on a reply), so untrusted text is read again after the last call read.
+ * Every call written in `text`. The reader stops after {@link MAX_WRITTEN_CALLS} groups of a
+ * family (linear on a reply), so when the whole text holds more, it is read on from the last call
+ * read, in windows sized to how dense the calls are (a window that ends inside a long call is read
+ * again larger, up to {@link READ_WINDOW_CHARS}; then windows overlap by
+ * {@link READ_WINDOW_OVERLAP_CHARS}): a text of thousands of decoy calls cannot hide the one after
+ * them, and the reading stays linear.
  */
 function readEveryWrittenCall(text: string, options: UntrustedCallReadOptions, found: UntrustedCallCandidate[]): void {
   const readOptions = { toolNames: options.toolNames, ...(options.maxRepairChars !== undefined ? { maxRepairChars: options.maxRepairChars } : {}) };
-  let from = 0;
-  for (let round = 0; round < MAX_READ_ROUNDS && from < text.length; round += 1) {
-    const rest = from === 0 ? text : text.slice(from);
-    const read = readWrittenToolCalls(rest, readOptions);
+  const first = readWrittenToolCalls(text, readOptions);
+  for (const call of first.calls) found.push({ name: call.name, args: call.args });
+  if (first.calls.length < MAX_WRITTEN_CALLS) return;
+  let from = lastEndOf(first.calls);
+  let window = FIRST_WINDOW_CHARS;
+  while (from > 0 && from < text.length) {
+    const end = Math.min(text.length, from + window);
+    const read = readWrittenToolCalls(text.slice(from, end), readOptions);
     for (const call of read.calls) found.push({ name: call.name, args: call.args });
-    if (read.calls.length < MAX_WRITTEN_CALLS) return;
-    const end = Math.max(...read.calls.map((call) => call.end));
-    if (end <= 0) return;
-    from += end;
+    if (read.calls.length >= MAX_WRITTEN_CALLS) {
+      // Dense calls: go on after the last one, with a window sized to what 64 groups took.
+      const advance = Math.max(1, lastEndOf(read.calls));
+      from += advance;
+      window = Math.min(READ_WINDOW_CHARS, Math.max(FIRST_WINDOW_CHARS, 2 * advance));
+    } else if (end === text.length) {
+      return;
+    } else if (window < READ_WINDOW_CHARS) {
+      // A long call may cross the window's end: read again from the same place in a larger one.
+      window = Math.min(READ_WINDOW_CHARS, window * 4);
+    } else {
+      from = Math.max(from + 1, end - READ_WINDOW_OVERLAP_CHARS);
+    }
   }
+}
+
+function lastEndOf(calls: ReadonlyArray<{ readonly end: number }>): number {
+  let last = 0;
+  for (const call of calls) if (call.end > last) last = call.end;
+  return last;
 }
 
 /** Every call the readers find in one text, as written and on its decoded view. */
