@@ -6,22 +6,12 @@ import { PromptTemplate } from "@langchain/core/prompts";
 import { DynamicTool } from "@langchain/core/tools";
 import { ScriptedChatModel, ScriptedLLM } from "@reins/testing";
 import { createReactAgent } from "./index";
+import { capitalTool } from "./__fixtures__/scripted-runs";
 import { REACT_PROMPT_TEMPLATE } from "@reins/core";
 
 // LangChain's hwchase17/react prompt, verbatim.
 const REACT_PROMPT = PromptTemplate.fromTemplate(REACT_PROMPT_TEMPLATE);
 
-function capitalTool(calls: string[] = []): DynamicTool {
-  const capitals: Record<string, string> = { france: "Paris", japan: "Tokyo" };
-  return new DynamicTool({
-    name: "capital",
-    description: "Returns the capital city of a country. Input: the country name.",
-    func: async (input: string) => {
-      calls.push(input);
-      return capitals[input.trim().toLowerCase()] ?? `No capital known for ${input}.`;
-    },
-  });
-}
 
 async function lastChunk(stream: AsyncIterable<Record<string, unknown>>): Promise<Record<string, unknown>> {
   let last: Record<string, unknown> = {};
