@@ -6,8 +6,8 @@ import { tool } from "@langchain/core/tools";
 import { createAgent } from "langchain";
 import { z } from "zod/v4";
 import { createReinsMiddleware } from "./index";
+import { recordingWeatherTool, UNKNOWN_ARGUMENT_CASES, type Args } from "../../react-output-parser/src/__fixtures__/unknown-argument-cases";
 
-type Args = Record<string, unknown>;
 
 /** Every shape a call reaches the middleware in: native, unparsed by the provider, written in the text. */
 const CALL_SHAPES: ReadonlyArray<readonly [string, (args: Args) => AIMessage]> = [
@@ -17,10 +17,7 @@ const CALL_SHAPES: ReadonlyArray<readonly [string, (args: Args) => AIMessage]> =
   ["a fenced JSON call written in the text", (args) => new AIMessage(`\`\`\`json\n${JSON.stringify({ name: "get_weather", arguments: args })}\n\`\`\``)],
 ];
 
-const WRONG: ReadonlyArray<readonly [string, Args, string]> = [
-  ["city_name for the required city", { city_name: "Oslo" }, "city_name"],
-  ["days_ahead beside the required city (the schema would strip it)", { city: "Oslo", days_ahead: 3 }, "days_ahead"],
-];
+const WRONG = UNKNOWN_ARGUMENT_CASES;
 
 async function runOn(path: "invoke" | "stream", agent: ReturnType<typeof createAgent>): Promise<BaseMessage[]> {
   const input = { messages: [new HumanMessage("Weather in Oslo?")] };
@@ -35,13 +32,7 @@ describe("createReinsMiddleware: argument names the tool does not take", () => {
     describe.each(WRONG)("%s", (_case, args, wrong) => {
       it.each(CALL_SHAPES)("answers %s with a correction naming the wrong and the expected names; the tool never runs", async (_shape, reply) => {
         const ran: unknown[] = [];
-        const weather = tool(
-          async (input: { city: string; days?: number }) => {
-            ran.push(input);
-            return "sunny";
-          },
-          { name: "get_weather", description: "Weather of a city", schema: z.object({ city: z.string(), days: z.number().optional() }) },
-        );
+        const weather = recordingWeatherTool(ran);
         const agent = createAgent({ model: fakeModel().respond(reply(args)).respond(new AIMessage("I will ask again.")), tools: [weather], middleware: [createReinsMiddleware()] });
         const messages = await runOn(path, agent);
         expect(ran).toEqual([]);

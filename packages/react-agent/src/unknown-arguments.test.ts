@@ -7,9 +7,9 @@ import { z } from "zod";
 import { REACT_PROMPT_TEMPLATE } from "@reins/core";
 import { ScriptedChatModel } from "@reins/testing";
 import { createReactAgent } from "./index";
+import { recordingWeatherTool, UNKNOWN_ARGUMENT_CASES, type Args } from "../../react-output-parser/src/__fixtures__/unknown-argument-cases";
 
 const REACT_PROMPT = PromptTemplate.fromTemplate(REACT_PROMPT_TEMPLATE);
-type Args = Record<string, unknown>;
 
 const REACT_SHAPES: ReadonlyArray<readonly [string, (args: Args) => string]> = [
   ["Action / Action Input", (args) => `Thought: check\nAction: get_weather\nAction Input: ${JSON.stringify(args)}`],
@@ -17,10 +17,7 @@ const REACT_SHAPES: ReadonlyArray<readonly [string, (args: Args) => string]> = [
   ["a <tool_call> tag", (args) => `<tool_call>\n${JSON.stringify({ name: "get_weather", arguments: args })}\n</tool_call>`],
 ];
 
-const WRONG: ReadonlyArray<readonly [string, Args, string]> = [
-  ["city_name for the required city", { city_name: "Oslo" }, "city_name"],
-  ["days_ahead beside the required city (the schema would strip it)", { city: "Oslo", days_ahead: 3 }, "days_ahead"],
-];
+const WRONG = UNKNOWN_ARGUMENT_CASES;
 
 async function runOn(path: "invoke" | "stream", executor: AgentExecutor): Promise<void> {
   if (path === "invoke") {
@@ -37,13 +34,7 @@ describe("createReactAgent: argument names the tool does not take", () => {
     describe.each(WRONG)("%s", (_case, args, wrong) => {
       it.each(REACT_SHAPES)("answers %s with a correction naming the wrong and the expected names; the tool never runs", async (_shape, write) => {
         const ran: unknown[] = [];
-        const weather = tool(
-          async (input: { city: string; days?: number }) => {
-            ran.push(input);
-            return "sunny";
-          },
-          { name: "get_weather", description: "Weather of a city", schema: z.object({ city: z.string(), days: z.number().optional() }) },
-        );
+        const weather = recordingWeatherTool(ran);
         const llm = new ScriptedChatModel({ replies: [write(args), "Thought: I will ask the user.\nFinal Answer: which city?"] });
         const agent = await createReactAgent({ llm, tools: [weather], prompt: REACT_PROMPT });
         await runOn(path, new AgentExecutor({ agent, tools: agent.tools, maxIterations: 4 }));
