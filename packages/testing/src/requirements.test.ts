@@ -6,8 +6,14 @@ import { describeRequiring, findProgram, unmetReason, sharedPath, SHARED_DIR } f
 describe("unmetReason", () => {
   describe("for a ../shared path", () => {
     it("names the missing path and where it was looked for", () => {
-      const reason = unmetReason({ shared: "no-such-dir/none.json" });
-      expect(reason).toBe(`../shared/no-such-dir/none.json not found at ${sharedPath("no-such-dir/none.json")}`);
+      // A ../shared that exists (a temporary one: the clone may have none beside it).
+      const shared = mkdtempSync(path.join(tmpdir(), "reins-shared-"));
+      try {
+        const reason = unmetReason({ shared: "no-such-dir/none.json" }, shared);
+        expect(reason).toBe(`../shared/no-such-dir/none.json not found at ${path.join(shared, "no-such-dir/none.json")}`);
+      } finally {
+        rmSync(shared, { recursive: true, force: true });
+      }
       expect(sharedPath("x")).toBe(`${SHARED_DIR}/x`);
     });
   });

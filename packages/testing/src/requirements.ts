@@ -145,7 +145,7 @@ export function describeRequiring(requirements: readonly Requirement[], title: s
     describe(title, body);
     return;
   }
-  const summary = reasons.join("; ");
+  const summary = [...new Set(reasons)].join("; "); // a missing ../shared is one reason, however many of its paths a suite needs
   describe(title, () => {
     if (isRequireAll()) {
       it(`needs ${summary}`, () => {
